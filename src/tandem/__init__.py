@@ -1,0 +1,44 @@
+"""tandem: reproducible parallel random numbers.
+
+Counter-based streams (Philox4x32-10 and Threefry4x32-20, exactly
+Random123's) that give one value for one (key, lane, position) on every
+device, at any thread count and chunking.
+
+>>> import tandem
+>>> root = tandem.Philox(123456)
+>>> x, nxt = root.sub("init").random(4)
+
+``import tandem`` compiles nothing and does not import Numba; kernels
+compile on first use and are cached on disk.
+"""
+
+from .blocks import philox4x32, threefry4x32
+from .distributions import bernoulli_at, bits_at, integers_at, random_at
+from .generator import Generator
+from .stream import Philox, Stream, Threefry, purpose_word
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Generator",
+    "Philox",
+    "Stream",
+    "Threefry",
+    "bernoulli_at",
+    "bits_at",
+    "integers_at",
+    "philox4x32",
+    "purpose_word",
+    "random_at",
+    "threefry4x32",
+]
+
+
+def __getattr__(name):
+    if name == "core":
+        import importlib
+
+        core = importlib.import_module(".core", __name__)
+        core.register()
+        return core
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

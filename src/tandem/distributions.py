@@ -1,0 +1,237 @@
+"""Fills and addressed draws: checks, the rule of each distribution, dispatch.
+
+Each public function checks its arguments, states the distribution as a
+:class:`FillSpec` (which value map, how many words per element, its integer
+parameters, and the key its rejections continue on), and hands it to a
+backend.  ``docs/spec.md`` states each rule to the bit.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import arrays
+from .stream import POSITION_LIMIT, Stream, _derive_split
+
+#: Purposes of the continuation streams of rejected draws.
+PURPOSE_INTEGERS = "tandem.integers"
+
+_WIDTH = {"bits32": 1, "bits64": 2, "bitsbool": 1, "uniform32": 1, "uniform64": 2,
+          "integers32": 1, "integers64": 2, "bernoulli": 2}
+_INTERVALS = {"[0,1)": 0, "(0,1]": 1}
+_INTEGER_DTYPES = tuple(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64,
+                                              np.uint8, np.uint16, np.uint32, np.uint64))
+
+
+@dataclass(frozen=True)
+class FillSpec:
+    """One distribution with its parameters, as a backend needs it.
+
+    Attributes
+    ----------
+    kind : str
+        The value map (a key of the backends' tables).
+    params : tuple of int
+        Three integer parameters below ``2**64``.
+    retry_key : tuple of int
+        Four key words of the continuation streams (zeros when the map never
+        rejects).
+    """
+
+    kind: str
+    params: tuple = (0, 0, 0)
+    retry_key: tuple = (0, 0, 0, 0)
+
+    @property
+    def width(self):
+        """Words per element: 1 or 2 (a 64-bit draw at an even position)."""
+        return _WIDTH[self.kind]
+
+
+def _backend(name):
+    if name == "cpu":
+        from .backends import cpu
+
+        return cpu
+    if name == "reference":
+        from .backends import reference
+
+        return reference
+    raise ValueError(f"backend must be 'cpu' or 'reference', got {name!r}")
+
+
+def _check_stream(stream):
+    if not isinstance(stream, Stream):
+        raise TypeError(f"stream must be a tandem Stream, got {type(stream).__name__}")
+
+
+def _check_threads(threads):
+    if threads is None:
+        return
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
+        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+
+
+def _start(stream, width):
+    """The position of element 0: the stream's position, rounded up to ``width``."""
+    return -(-stream.position // width) * width
+
+
+def _retry_key(stream, purpose):
+    key = _derive_split(stream.generator, stream.sub(purpose).key, 0)
+    return key + (0,) * (4 - len(key))
+
+
+def _run(stream, spec, size, out, dtype, threads, backend):
+    """Fill ``size`` or ``out`` with ``spec`` from ``stream``: (values, next stream)."""
+    _check_stream(stream)
+    _check_threads(threads)
+    target, scalar = arrays.output(size, out, dtype)
+    start = _start(stream, spec.width)
+    end = start + spec.width * target.size
+    if end > POSITION_LIMIT:
+        raise ValueError(
+            f"the fill needs words up to {end}, past the end of the lane (2**64 words)")
+    if target.size:
+        _backend(backend).fill(spec, stream.at(start), target.reshape(-1), threads)
+    nxt = stream.at(end)
+    return (target[0] if scalar else target), nxt
+
+
+def _run_at(stream, spec, index, dtype, threads, backend):
+    """Elements ``index`` of the fill of ``spec`` that starts at ``stream``."""
+    _check_stream(stream)
+    _check_threads(threads)
+    flat, shape = arrays.index_array(index)
+    start = _start(stream, spec.width)
+    if flat.size and start + spec.width * (int(flat.max()) + 1) > POSITION_LIMIT:
+        raise ValueError("index reaches past the end of the lane (2**64 words)")
+    out = np.empty(flat.size, dtype=dtype)
+    if flat.size:
+        _backend(backend).addressed(spec, stream.at(start), flat, out, threads)
+    return out.reshape(shape)
+
+
+# -- bits ------------------------------------------------------------------
+
+_BITS = {np.dtype(np.uint32): "bits32", np.dtype(np.uint64): "bits64",
+         np.dtype(np.bool_): "bitsbool"}
+
+
+def _bits_spec(dtype):
+    dtype = np.dtype(dtype)
+    if dtype not in _BITS:
+        raise TypeError(f"dtype must be uint32, uint64 or bool, got {dtype}")
+    return FillSpec(_BITS[dtype]), dtype
+
+
+def bits(stream, size=None, *, dtype=np.uint32, out=None, threads=None, backend="cpu"):
+    """Raw bits; see :meth:`tandem.Stream.bits`."""
+    spec, dtype = _bits_spec(dtype)
+    return _run(stream, spec, size, out, dtype, threads, backend)
+
+
+def bits_at(stream, index, *, dtype=np.uint32, threads=None, backend="cpu"):
+    """Elements ``index`` of ``stream.bits(...)``, each computed alone."""
+    spec, dtype = _bits_spec(dtype)
+    return _run_at(stream, spec, index, dtype, threads, backend)
+
+
+# -- uniform reals -----------------------------------------------------------
+
+def _random_spec(dtype, interval):
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
+    if interval not in _INTERVALS:
+        raise ValueError(f"interval must be '[0,1)' or '(0,1]', got {interval!r}")
+    kind = "uniform32" if dtype == np.float32 else "uniform64"
+    return FillSpec(kind, (_INTERVALS[interval], 0, 0)), dtype
+
+
+def random(stream, size=None, *, dtype=np.float64, interval="[0,1)", out=None, threads=None,
+           backend="cpu"):
+    """Uniform reals; see :meth:`tandem.Stream.random`."""
+    spec, dtype = _random_spec(dtype, interval)
+    return _run(stream, spec, size, out, dtype, threads, backend)
+
+
+def random_at(stream, index, *, dtype=np.float64, interval="[0,1)", threads=None,
+              backend="cpu"):
+    """Elements ``index`` of ``stream.random(...)``, each computed alone."""
+    spec, dtype = _random_spec(dtype, interval)
+    return _run_at(stream, spec, index, dtype, threads, backend)
+
+
+# -- bounded integers ----------------------------------------------------------
+
+def _as_int(value, name):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    return int(value)
+
+
+def _integers_spec(stream, low, high, dtype, endpoint):
+    dtype = np.dtype(dtype)
+    if dtype not in _INTEGER_DTYPES:
+        raise TypeError(f"dtype must be a signed or unsigned integer type, got {dtype}")
+    if high is None:
+        low, high = 0, low
+    low, high = _as_int(low, "low"), _as_int(high, "high")
+    if endpoint:
+        high += 1
+    if low >= high:
+        raise ValueError(f"low must be below high, got low={low}, high={high}"
+                         + (" (endpoint=True)" if endpoint else ""))
+    info = np.iinfo(dtype)
+    if low < info.min or high - 1 > info.max:
+        raise ValueError(f"[{low}, {high}) is out of range for dtype {dtype}")
+    span = high - low
+    wide = span > 2**32
+    modulus = 2**64 if wide else 2**32
+    params = (low % 2**64, span % 2**64, modulus % span)
+    kind = "integers64" if wide else "integers32"
+    return FillSpec(kind, params, _retry_key(stream, PURPOSE_INTEGERS)), dtype
+
+
+def integers(stream, low, high=None, size=None, *, dtype=np.int64, endpoint=False, out=None,
+             threads=None, backend="cpu"):
+    """Unbiased integers; see :meth:`tandem.Stream.integers`."""
+    _check_stream(stream)
+    spec, dtype = _integers_spec(stream, low, high, dtype, endpoint)
+    return _run(stream, spec, size, out, dtype, threads, backend)
+
+
+def integers_at(stream, index, low, high=None, *, dtype=np.int64, endpoint=False, threads=None,
+                backend="cpu"):
+    """Elements ``index`` of ``stream.integers(low, high, ...)``, each computed alone."""
+    _check_stream(stream)
+    spec, dtype = _integers_spec(stream, low, high, dtype, endpoint)
+    return _run_at(stream, spec, index, dtype, threads, backend)
+
+
+# -- Bernoulli -----------------------------------------------------------------
+
+def _bernoulli_spec(p):
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"p must be a real number, got {p!r}")
+    p = float(p)
+    if not 0.0 <= p <= 1.0:  # also rejects NaN
+        raise ValueError(f"p must be in [0, 1], got {p}")
+    certain = p == 1.0
+    threshold = 0 if certain else int(math.ldexp(p, 64))
+    return FillSpec("bernoulli", (threshold, int(certain), 0))
+
+
+def bernoulli(stream, p, size=None, *, out=None, threads=None, backend="cpu"):
+    """Bernoulli(p) bools; see :meth:`tandem.Stream.bernoulli`."""
+    return _run(stream, _bernoulli_spec(p), size, out, np.bool_, threads, backend)
+
+
+def bernoulli_at(stream, index, p, *, threads=None, backend="cpu"):
+    """Elements ``index`` of ``stream.bernoulli(p, ...)``, each computed alone."""
+    return _run_at(stream, _bernoulli_spec(p), index, np.bool_, threads, backend)

@@ -1,0 +1,250 @@
+"""Streams: immutable, hashable (generator, key, lane, position) values.
+
+A stream names a sequence of 32-bit words, ``docs/spec.md`` gives the
+layout.  Methods never change a stream: derivations return new streams and
+fills return ``(values, next_stream)``.
+
+Guaranteed across versions: the key of every seed, the keys that ``sub`` and
+``split`` derive, the purpose hash, and the words every stream names.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import numbers
+
+import numpy as np
+
+from .core import bijections as _bij
+from .core import derivation as _der
+
+#: One past the last word of a lane.
+POSITION_LIMIT = 2**64
+_U64_LIMIT = 2**64
+
+
+def _as_uint(value, name, limit):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    value = int(value)
+    if not 0 <= value < limit:
+        raise ValueError(f"{name} must be in [0, 2**{limit.bit_length() - 1}), got {value}")
+    return value
+
+
+def purpose_word(purpose):
+    """The (64-bit word, domain) that ``sub(purpose)`` feeds to the derivation.
+
+    An integer in ``[0, 2**64)`` is its own word, in the integer domain. A
+    string is the first 8 bytes, little-endian, of BLAKE2b (digest size 8) of
+    its UTF-8 encoding, in the string domain, so no string collides with an
+    integer by construction.  Strings that start with ``"tandem."`` are
+    reserved for the library's own purposes.
+    """
+    if isinstance(purpose, str):
+        digest = hashlib.blake2b(purpose.encode("utf-8"), digest_size=8).digest()
+        return int.from_bytes(digest, "little"), int(_der.DOMAIN_PURPOSE_STR)
+    return _as_uint(purpose, "purpose", _U64_LIMIT), int(_der.DOMAIN_PURPOSE_INT)
+
+
+def _words(key):
+    return tuple(np.uint64(k) for k in key) + (np.uint64(0),) * (4 - len(key))
+
+
+@functools.lru_cache(maxsize=4096)
+def _derive_split(generator, key, lane):
+    k = _der.split_key(generator, *_words(key), np.uint64(lane))
+    return tuple(int(x) for x in k[: len(key)])
+
+
+@functools.lru_cache(maxsize=4096)
+def _derive_sub(generator, key, lane, word, domain):
+    k = _der.sub_key(generator, *_words(key), np.uint64(lane), np.uint64(word), np.uint64(domain))
+    return tuple(int(x) for x in k[: len(key)])
+
+
+class Stream:
+    """A counter-based stream: (generator, key, lane, position).
+
+    Use :class:`Philox` or :class:`Threefry` to make one from a seed.
+
+    Attributes
+    ----------
+    key : tuple of int
+        The key words (2 for Philox, 4 for Threefry), each below ``2**32``.
+    lane : int
+        The 64-bit lane: a disjoint sub-sequence of the key's words.
+    position : int
+        The index of the next 32-bit word, in ``[0, 2**64]``.
+    """
+
+    __slots__ = ("_key", "_lane", "_position")
+    generator: int = -1
+    key_words: int = 0
+    rounds: int = 0
+
+    def __init__(self, seed=0, *, key=None, lane=0, position=0):
+        if key is None:
+            seed = _as_uint(seed, "seed", 2 ** (32 * self.key_words))
+            key = tuple((seed >> (32 * i)) & 0xFFFFFFFF for i in range(self.key_words))
+        else:
+            if seed != 0:
+                raise TypeError("give either seed or key, not both")
+            key = tuple(_as_uint(k, "key word", 2**32) for k in key)
+            if len(key) != self.key_words:
+                raise ValueError(f"key must have {self.key_words} words, got {len(key)}")
+        self._key = key
+        self._lane = _as_uint(lane, "lane", _U64_LIMIT)
+        self._position = _as_uint(position, "position", POSITION_LIMIT + 1)
+
+    # -- value semantics ------------------------------------------------
+    @property
+    def key(self):
+        return self._key
+
+    @property
+    def lane(self):
+        return self._lane
+
+    @property
+    def position(self):
+        return self._position
+
+    @property
+    def seed(self):
+        """The integer whose little-endian 32-bit words are the key."""
+        return sum(k << (32 * i) for i, k in enumerate(self._key))
+
+    def _replace(self, *, key=None, lane=None, position=None):
+        return type(self)(
+            key=self._key if key is None else key,
+            lane=self._lane if lane is None else lane,
+            position=self._position if position is None else position,
+        )
+
+    def __eq__(self, other):
+        if not isinstance(other, Stream):
+            return NotImplemented
+        return (type(self), self._key, self._lane, self._position) == (
+            type(other), other._key, other._lane, other._position)
+
+    def __hash__(self):
+        return hash((type(self).__name__, self._key, self._lane, self._position))
+
+    def __repr__(self):
+        key = ", ".join(f"0x{k:08x}" for k in self._key)
+        return f"{type(self).__name__}(key=({key}), lane={self._lane}, position={self._position})"
+
+    def __reduce__(self):
+        return (_rebuild, (type(self).__name__, self._key, self._lane, self._position))
+
+    # -- derivation -------------------------------------------------------
+    def sub(self, purpose):
+        """A stream for ``purpose``: a new key from (key, lane, purpose), lane 0, position 0.
+
+        Parameters
+        ----------
+        purpose : int or str
+            An integer in ``[0, 2**64)`` or a string (hashed, see
+            :func:`purpose_word`).
+        """
+        word, domain = purpose_word(purpose)
+        return type(self)(key=_derive_sub(self.generator, self._key, self._lane, word, domain))
+
+    def split(self, g):
+        """Lane ``g`` of the split key of (key, lane), at position 0.
+
+        All ``split`` streams of one stream share one key, derived once, so a
+        per-item stream costs no key derivation; distinct ``g`` never overlap.
+        """
+        g = _as_uint(g, "g", _U64_LIMIT)
+        return type(self)(key=_derive_split(self.generator, self._key, self._lane), lane=g)
+
+    def skip(self, n):
+        """The same stream ``n`` words further on (``n`` may be negative)."""
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral):
+            raise TypeError(f"n must be an integer, got {type(n).__name__}")
+        return self.at(self._position + int(n))
+
+    def at(self, position):
+        """The same stream at word ``position`` in ``[0, 2**64]``."""
+        return self._replace(position=_as_uint(position, "position", POSITION_LIMIT + 1))
+
+    # -- fills (tandem.distributions does the work) -----------------------
+    def words(self, n, *, out=None, threads=None):
+        """``n`` raw 32-bit words from the position: ``(uint32 array, next stream)``."""
+        from . import distributions
+
+        return distributions.bits(self, n, dtype=np.uint32, out=out, threads=threads)
+
+    def bits(self, size=None, *, dtype=np.uint32, out=None, threads=None):
+        """Raw bits: uint32 (one word each), uint64 (one 64-bit draw each) or
+        bool (the top bit of one word each).  Returns ``(values, next stream)``."""
+        from . import distributions
+
+        return distributions.bits(self, size, dtype=dtype, out=out, threads=threads)
+
+    def random(self, size=None, *, dtype=np.float64, interval="[0,1)", out=None, threads=None):
+        """Uniform reals in ``[0, 1)`` or ``(0, 1]``: ``(values, next stream)``.
+
+        f64 takes the top 53 bits of one 64-bit draw, f32 the top 24 bits of
+        one word.
+        """
+        from . import distributions
+
+        return distributions.random(self, size, dtype=dtype, interval=interval, out=out,
+                                    threads=threads)
+
+    def integers(self, low, high=None, size=None, *, dtype=np.int64, endpoint=False, out=None,
+                 threads=None):
+        """Unbiased integers in ``[low, high)`` (Lemire): ``(values, next stream)``.
+
+        One word per element when ``high - low <= 2**32``, else one 64-bit
+        draw; rejected draws continue on ``split(g)`` of
+        ``sub("tandem.integers")``.
+        """
+        from . import distributions
+
+        return distributions.integers(self, low, high, size, dtype=dtype, endpoint=endpoint,
+                                      out=out, threads=threads)
+
+    def bernoulli(self, p, size=None, *, out=None, threads=None):
+        """Bools that are True with probability ``p``: ``(values, next stream)``.
+
+        One 64-bit draw ``d`` per element, True when ``d < floor(p * 2**64)``
+        (always when ``p == 1``).
+        """
+        from . import distributions
+
+        return distributions.bernoulli(self, p, size, out=out, threads=threads)
+
+
+class Philox(Stream):
+    """A Philox4x32-10 stream; ``seed`` in ``[0, 2**64)`` is the key ``(lo32, hi32)``.
+
+    Same words as cuRAND's Philox4_32_10 device API with ``curand_init(seed,
+    lane, position)``.
+    """
+
+    __slots__ = ()
+    generator = _bij.PHILOX
+    key_words = 2
+    rounds = _bij.PHILOX_ROUNDS
+
+
+class Threefry(Stream):
+    """A Threefry4x32-20 stream; ``seed`` in ``[0, 2**128)`` gives the key's four
+    little-endian 32-bit words."""
+
+    __slots__ = ()
+    generator = _bij.THREEFRY
+    key_words = 4
+    rounds = _bij.THREEFRY_ROUNDS
+
+
+_KINDS = {cls.__name__: cls for cls in (Philox, Threefry)}
+
+
+def _rebuild(kind, key, lane, position):
+    return _KINDS[kind](key=key, lane=lane, position=position)
