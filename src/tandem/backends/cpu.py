@@ -100,6 +100,17 @@ def _retry_integers64(generator, r0, r1, r2, r3, g, params):
     return params[0] + integers64_retry(generator, r0, r1, r2, r3, g, params[1], params[2])
 
 
+def _jitable_as(name, fn):
+    """Register the closure ``fn`` under a unique name.
+
+    Numba names a compiled ``register_jitable`` function after its qualified
+    name and argument types; two closures from one factory would share that
+    symbol and the linker would call the wrong one.
+    """
+    fn.__name__ = fn.__qualname__ = name
+    return register_jitable(fn)
+
+
 def _make_kernels(width, value_map, retry, block_at):
     """The fill and addressed kernels of one value map for one generator.
 
@@ -108,7 +119,6 @@ def _make_kernels(width, value_map, retry, block_at):
     """
     per_block = 4 // width
 
-    @register_jitable
     def element(generator, k0, k1, k2, k3, lane, w, params, r0, r1, r2, r3):
         x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
         j = w & U64(3)
@@ -124,6 +134,8 @@ def _make_kernels(width, value_map, retry, block_at):
         if not accepted:
             value = retry(generator, r0, r1, r2, r3, w, params)
         return value
+
+    element = _jitable_as(f"element_{value_map.__name__}_{block_at.__name__}", element)
 
     @njit(parallel=True, cache=True)
     def fill(out, generator, k0, k1, k2, k3, lane, start, params, r0, r1, r2, r3):
@@ -180,11 +192,10 @@ def _make_kernels(width, value_map, retry, block_at):
 
 
 def _no_retry(value_map):
-    @register_jitable
     def retry(generator, r0, r1, r2, r3, g, params):
         return value_map(_ZERO, _ZERO, params)[0]
 
-    return retry
+    return _jitable_as(f"no_retry{value_map.__name__}", retry)
 
 
 _MAPS = {

@@ -1,0 +1,102 @@
+"""Bad input: a ValueError or TypeError that names the argument, and ``out`` untouched."""
+
+import numpy as np
+import pytest
+
+import tandem
+
+S = tandem.Philox(1)
+
+
+@pytest.mark.parametrize("seed,error,match", [
+    (-1, ValueError, "seed"), (2**64, ValueError, "seed"), (1.5, TypeError, "seed"),
+    ("1", TypeError, "seed"), (True, TypeError, "seed"), (None, TypeError, "seed"),
+])
+def test_bad_seeds(seed, error, match):
+    with pytest.raises(error, match=match):
+        tandem.Philox(seed)
+
+
+def test_bad_threefry_seed_and_key():
+    tandem.Threefry(2**128 - 1)
+    with pytest.raises(ValueError, match="seed"):
+        tandem.Threefry(2**128)
+    with pytest.raises(ValueError, match="key"):
+        tandem.Philox(key=(1, 2, 3))
+    with pytest.raises(ValueError, match="key word"):
+        tandem.Philox(key=(1, 2**32))
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda: S.random(-1), ValueError, "size"),
+    (lambda: S.random((2, -3)), ValueError, "size"),
+    (lambda: S.random(2.5), TypeError, "size"),
+    (lambda: S.words(-4), ValueError, "size"),
+    (lambda: S.integers(5, 5), ValueError, "low must be below high"),
+    (lambda: S.integers(5, 2), ValueError, "low must be below high"),
+    (lambda: S.integers(0, 2**40, dtype=np.int32), ValueError, "out of range"),
+    (lambda: S.integers(-1, 3, dtype=np.uint32), ValueError, "out of range"),
+    (lambda: S.integers(0.5, 3), TypeError, "low"),
+    (lambda: S.integers(0, 3, dtype=np.float64), TypeError, "dtype"),
+    (lambda: S.bernoulli(1.5), ValueError, "p must be in"),
+    (lambda: S.bernoulli(-0.1), ValueError, "p must be in"),
+    (lambda: S.bernoulli(float("nan")), ValueError, "p must be in"),
+    (lambda: S.bernoulli("a"), TypeError, "p"),
+    (lambda: S.random(3, dtype=np.int32), TypeError, "dtype"),
+    (lambda: S.random(3, interval="[0,1]"), ValueError, "interval"),
+    (lambda: S.bits(3, dtype=np.int64), TypeError, "dtype"),
+    (lambda: S.random(3, threads=0), ValueError, "threads"),
+    (lambda: S.sub(-1), ValueError, "purpose"),
+    (lambda: S.sub(1.0), TypeError, "purpose"),
+    (lambda: S.split(-1), ValueError, "g"),
+    (lambda: S.at(2**64 + 1), ValueError, "position"),
+    (lambda: S.skip(-1), ValueError, "position"),
+    (lambda: tandem.random_at(S, [-1]), ValueError, "index"),
+    (lambda: tandem.random_at(S, [0.5]), TypeError, "index"),
+    (lambda: tandem.random_at("not a stream", [0]), TypeError, "stream"),
+    (lambda: tandem.philox4x32([1, 2, 3], [1, 2]), ValueError, "counter"),
+    (lambda: tandem.philox4x32([1, 2, 3, 4], [1, 2, 3]), ValueError, "key"),
+    (lambda: tandem.threefry4x32([1, 2, 3, 2**32], [1, 2, 3, 4]), ValueError, "counter"),
+    (lambda: tandem.Generator(3), TypeError, "stream"),
+])
+def test_bad_arguments(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def _sentinel(shape, dtype, **flags):
+    out = np.full(shape, 7, dtype=dtype)
+    return out
+
+
+@pytest.mark.parametrize("make,call,error,match", [
+    (lambda: np.full(8, 7, np.float32), lambda o: S.random(out=o), TypeError, "dtype float64"),
+    (lambda: np.full(8, 7, np.int64), lambda o: S.integers(0, 5, out=o, dtype=np.int32),
+     TypeError, "dtype int32"),
+    (lambda: np.full(16, 7.0)[::2], lambda o: S.random(out=o), ValueError, "contiguous"),
+    (lambda: np.full((4, 4), 7.0).T, lambda o: S.random(out=o), ValueError, "contiguous"),
+    (lambda: np.full(8, 7.0), lambda o: S.random(size=9, out=o), ValueError, "does not match"),
+    (lambda: np.full(8, 7.0), lambda o: S.bernoulli(2.0, out=o), ValueError, "p must be in"),
+    (lambda: np.full(8, 7, np.int64), lambda o: S.integers(3, 1, out=o), ValueError, "low"),
+    (lambda: np.full(8, 7, np.uint32), lambda o: S.at(2**64 - 4).words(8, out=o), ValueError,
+     "past the end"),
+])
+def test_bad_out_is_left_untouched(make, call, error, match):
+    out = make()
+    before = out.copy()
+    with pytest.raises(error, match=match):
+        call(out)
+    np.testing.assert_array_equal(out, before)
+
+
+def test_read_only_out_is_refused():
+    out = np.full(8, 7.0)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="writeable"):
+        S.random(out=out)
+    assert np.all(out == 7.0)
+
+
+def test_out_must_be_an_ndarray():
+    with pytest.raises(TypeError, match="numpy.ndarray"):
+        S.random(out=[0.0, 0.0])

@@ -1,0 +1,50 @@
+"""tandem.Generator behaves like numpy.random.Generator for what it has."""
+
+import numpy as np
+import pytest
+
+import tandem
+
+
+def numpy_style_code(rng):
+    """Code written against numpy.random.Generator."""
+    a = rng.random()
+    b = rng.random(5)
+    c = rng.random((2, 3), dtype=np.float32)
+    d = rng.integers(10)
+    e = rng.integers(-3, 3, size=4, dtype=np.int32)
+    f = rng.integers(0, 6, size=(2, 2), endpoint=True)
+    g = rng.bytes(10)
+    out = np.empty(4)
+    rng.random(out=out)
+    return a, b, c, d, e, f, g, out
+
+
+def test_numpy_code_runs_unchanged():
+    ours = numpy_style_code(tandem.Generator(tandem.Philox(1)))
+    theirs = numpy_style_code(np.random.default_rng(1))
+    for x, y in zip(ours, theirs):
+        assert type(x) is type(y) or np.asarray(x).dtype == np.asarray(y).dtype
+        assert np.shape(x) == np.shape(y)
+    assert 0 <= ours[3] < 10 and np.all((ours[5] >= 0) & (ours[5] <= 6))
+    assert len(ours[6]) == 10
+
+
+def test_generator_follows_the_stream():
+    s = tandem.Philox(4)
+    g = tandem.Generator(s)
+    x = g.random(3)
+    k = g.integers(0, 100, size=5)
+    x2, s2 = s.random(3)
+    k2, s3 = s2.integers(0, 100, 5)
+    np.testing.assert_array_equal(x, x2)
+    np.testing.assert_array_equal(k, k2)
+    assert g.stream == s3
+
+
+def test_generator_bad_input():
+    g = tandem.Generator(tandem.Philox(4))
+    with pytest.raises(ValueError, match="length"):
+        g.bytes(-1)
+    with pytest.raises(ValueError, match="low"):
+        g.integers(3, 3)
