@@ -1,0 +1,158 @@
+"""CPU benchmark: tandem against numpy.random.Generator, in one run.
+
+    python benchmarks/cpu.py [--log2n 24] [--repeats 5]
+
+Prints a table of rates (M elements/s, best of ``repeats``) and ratios to the
+fastest NumPy bit generator, for one thread and for all cores; then start-up
+times and the memory a fill allocates.  NumPy's generators are
+single-threaded, so "all cores" runs one NumPy generator per core on its own
+slice, in threads (NumPy releases the GIL while it fills).
+"""
+
+import argparse
+import concurrent.futures
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import numba
+import numpy as np
+
+import tandem
+
+PEERS = {"PCG64": np.random.PCG64, "Philox": np.random.Philox, "SFC64": np.random.SFC64}
+KINDS = {
+    "uniform f32": (np.float32, lambda s, o, t: s.random(out=o, dtype=np.float32, threads=t),
+                    lambda g, o: g.random(out=o, dtype=np.float32)),
+    "uniform f64": (np.float64, lambda s, o, t: s.random(out=o, threads=t),
+                    lambda g, o: g.random(out=o)),
+    "raw uint32": (np.uint32, lambda s, o, t: s.bits(out=o, threads=t),
+                   lambda g, o: o.__setitem__(slice(None), g.integers(0, 2**32, o.size, np.uint32))),
+    "raw uint64": (np.uint64, lambda s, o, t: s.bits(out=o, dtype=np.uint64, threads=t),
+                   lambda g, o: o.__setitem__(slice(None), g.bit_generator.random_raw(o.size))),
+    "integers(0, 1000)": (np.int64, lambda s, o, t: s.integers(0, 1000, out=o, threads=t),
+                          lambda g, o: o.__setitem__(slice(None), g.integers(0, 1000, o.size))),
+}
+
+
+def best_rate(run, n, repeats):
+    run()
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - t0)
+    return n / best / 1e6
+
+
+def numpy_rate(bitgen, dtype, fill, n, threads, repeats):
+    out = np.empty(n, dtype)
+    gens = [np.random.Generator(bitgen(seed)) for seed in range(threads)]
+    slices = np.array_split(out, threads)
+    if threads == 1:
+        return best_rate(lambda: fill(gens[0], out), n, repeats)
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        return best_rate(lambda: list(pool.map(fill, gens, slices)), n, repeats)
+
+
+def throughput(n, repeats):
+    cores = numba.config.NUMBA_NUM_THREADS
+    stream = tandem.Philox(20261129)
+    rows = []
+    for kind, (dtype, ours, theirs) in KINDS.items():
+        for threads in sorted({1, cores}):
+            out = np.empty(n, dtype)
+            t = best_rate(lambda: ours(stream, out, threads), n, repeats)
+            peers = {name: numpy_rate(bg, dtype, theirs, n, threads, repeats)
+                     for name, bg in PEERS.items()}
+            rows.append((kind, threads, t, peers))
+    return rows
+
+
+def run_python(code, env=None):
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                            text=True, env={**os.environ, **(env or {})}, check=True)
+    return result.stdout.strip().splitlines()[-1]
+
+
+def startup():
+    imp = min(float(run_python(
+        "import time; t = time.perf_counter(); import tandem; print(time.perf_counter() - t)"))
+        for _ in range(3))
+    first = """
+        import time; t = time.perf_counter(); import tandem
+        tandem.Philox(1).random(1000); print(time.perf_counter() - t)"""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {"NUMBA_CACHE_DIR": cache}
+        cold = float(run_python(first, env))
+        warm = min(float(run_python(first, env)) for _ in range(3))
+    return imp, cold, warm
+
+
+def allocations():
+    code = """
+        import numpy as np, tandem, resource
+        from numba.core.runtime import rtsys
+        s = tandem.Philox(1)
+        out = np.zeros(1 << 26)
+        s.random(out=out[:1000])
+        before = rtsys.get_allocation_stats()
+        rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        s.random(out=out)
+        after = rtsys.get_allocation_stats()
+        rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        print(after.alloc - before.alloc, (rss1 - rss0) / 1024)"""
+    nrt, rss = run_python(code, {"NUMBA_NRT_STATS": "1"}).split()
+    return int(nrt), float(rss)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--log2n", type=int, default=24)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    n = 1 << args.log2n
+    print(f"tandem {tandem.__version__}, numpy {np.__version__}, numba {numba.__version__}, "
+          f"{numba.config.NUMBA_NUM_THREADS} cores, n = 2**{args.log2n}, best of {args.repeats}")
+    print(f"{time.strftime('%Y-%m-%d')}, {platform_name()}\n")
+    print("| kind | threads | tandem M/s | PCG64 | Philox | SFC64 | tandem / fastest NumPy |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    rows = throughput(n, args.repeats)
+    for kind, threads, t, peers in rows:
+        print(f"| {kind} | {threads} | {t:.0f} | {peers['PCG64']:.0f} | {peers['Philox']:.0f} | "
+              f"{peers['SFC64']:.0f} | {t / max(peers.values()):.2f} |")
+    print("\n| kind | tandem 2 threads / 1 thread |")
+    print("| --- | --- |")
+    by = {(k, th): t for k, th, t, _ in rows}
+    for kind in KINDS:
+        if (kind, 2) in by:
+            print(f"| {kind} | {by[kind, 2] / by[kind, 1]:.2f} |")
+    imp, cold, warm = startup()
+    nrt, rss = allocations()
+    print("\n| start-up | seconds | goal |")
+    print("| --- | --- | --- |")
+    print(f"| import tandem | {imp:.3f} | < 0.3 |")
+    print(f"| first fill, empty compile cache | {cold:.2f} | < 10 |")
+    print(f"| first fill, warm compile cache | {warm:.2f} | < 1 |")
+    print(f"\nA fill of 2**26 f64 into out=: {nrt} Numba allocations, "
+          f"peak RSS grew by {rss:.1f} MiB (the 512 MiB output was allocated and touched before).")
+
+
+def platform_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine()
+
+
+if __name__ == "__main__":
+    main()
