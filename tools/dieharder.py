@@ -23,8 +23,15 @@ Usage::
 
     # launch ``dieharder -a -g 200`` itself and save its output:
     python tools/dieharder.py --source threefry --run --out dh-threefry.txt
-    # ... or another dieharder selection (words after ``--`` go to dieharder):
-    python tools/dieharder.py --source philox --run -- -d 2 -g 200
+    # ... or another dieharder selection (words after ``--`` go to dieharder),
+    # here with dieharder (and, through the outer nice, this script) niced:
+    nice -n 10 python tools/dieharder.py --source philox --run -- -d 2 -g 200
+
+Some dieharder tests need ``-n`` when run alone with ``-d``: ``-d 200``
+(rgb_bitdist) refuses ntup 0, and ``-d 201`` (rgb_minimum_distance) runs
+in dimension 0, which reported p = 0 (FAILED) for every input tried here,
+dieharder's own AES_OFB included (use ``-n 2`` .. ``-n 5``).  See
+``docs/quality.md`` for what was run and seen.
 
 ``-g 200`` is dieharder's ``stdin_input_raw`` generator (raw binary words on
 standard input).  dieharder closes the pipe when it is done; the writer then
