@@ -64,11 +64,6 @@ def test_bad_arguments(call, error, match):
         call()
 
 
-def _sentinel(shape, dtype, **flags):
-    out = np.full(shape, 7, dtype=dtype)
-    return out
-
-
 @pytest.mark.parametrize("make,call,error,match", [
     (lambda: np.full(8, 7, np.float32), lambda o: S.random(out=o), TypeError, "dtype float64"),
     (lambda: np.full(8, 7, np.int64), lambda o: S.integers(0, 5, out=o, dtype=np.int32),

@@ -10,9 +10,9 @@ import tandem
 from tandem.backends import reference
 from tandem.core import bijections
 
-from conftest import kat_lines
+from tandem.cli import kat_vectors
 
-KAT = list(kat_lines(pathlib.Path(__file__).with_name("data") / "random123_kat_vectors.txt"))
+KAT = list(kat_vectors(pathlib.Path(__file__).with_name("data") / "random123_kat_vectors.txt"))
 
 
 def test_file_has_every_round_count():

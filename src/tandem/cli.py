@@ -10,11 +10,18 @@ import numpy as np
 _KAT = pathlib.Path(__file__).with_name("data") / "random123_kat_vectors.txt"
 
 
-def _kat_lines():
-    for line in _KAT.read_text().splitlines():
+def kat_vectors(path=_KAT):
+    """The ``philox4x32`` and ``threefry4x32`` lines of Random123's known-answer file.
+
+    Yields ``(name, rounds, counter, key, expected)`` with lists of int words.
+    """
+    for line in pathlib.Path(path).read_text().splitlines():
         fields = line.split()
         if fields and fields[0] in ("philox4x32", "threefry4x32"):
-            yield fields
+            name, rounds, *hexwords = fields
+            words = [int(h, 16) for h in hexwords]
+            key_words = 2 if name == "philox4x32" else 4
+            yield name, int(rounds), words[:4], words[4:4 + key_words], words[4 + key_words:]
 
 
 def known_answers():
@@ -22,11 +29,8 @@ def known_answers():
     import tandem
 
     passed = total = 0
-    for name, rounds, *hexwords in _kat_lines():
-        words = [int(h, 16) for h in hexwords]
-        key_words = 2 if name == "philox4x32" else 4
-        counter, key, expected = words[:4], words[4:4 + key_words], words[4 + key_words:]
-        got = getattr(tandem, name)(counter, key, int(rounds))
+    for name, rounds, counter, key, expected in kat_vectors():
+        got = getattr(tandem, name)(counter, key, rounds)
         passed += list(map(int, got)) == expected
         total += 1
     return passed, total

@@ -12,6 +12,7 @@ Kernels compile on first use and are cached on disk by Numba.
 """
 
 import contextlib
+import functools
 
 import numba
 import numpy as np
@@ -195,24 +196,26 @@ def _no_retry(value_map):
     def retry(generator, r0, r1, r2, r3, g, params):
         return value_map(_ZERO, _ZERO, params)[0]
 
-    return _jitable_as(f"no_retry{value_map.__name__}", retry)
+    return _jitable_as(f"no_retry_{value_map.__name__}", retry)
 
 
 _MAPS = {
-    "bits32": (1, _map_bits32, _no_retry(_map_bits32)),
-    "bits64": (2, _map_bits64, _no_retry(_map_bits64)),
-    "bitsbool": (1, _map_bitsbool, _no_retry(_map_bitsbool)),
-    "uniform32": (1, _map_uniform32, _no_retry(_map_uniform32)),
-    "uniform64": (2, _map_uniform64, _no_retry(_map_uniform64)),
-    "integers32": (1, _map_integers32, _retry_integers32),
-    "integers64": (2, _map_integers64, _retry_integers64),
-    "bernoulli": (2, _map_bernoulli, _no_retry(_map_bernoulli)),
+    "bits32": (_map_bits32, _no_retry(_map_bits32)),
+    "bits64": (_map_bits64, _no_retry(_map_bits64)),
+    "bitsbool": (_map_bitsbool, _no_retry(_map_bitsbool)),
+    "uniform32": (_map_uniform32, _no_retry(_map_uniform32)),
+    "uniform64": (_map_uniform64, _no_retry(_map_uniform64)),
+    "integers32": (_map_integers32, _retry_integers32),
+    "integers64": (_map_integers64, _retry_integers64),
+    "bernoulli": (_map_bernoulli, _no_retry(_map_bernoulli)),
 }
-_KERNELS = {
-    (kind, generator): _make_kernels(width, value_map, retry, block_at)
-    for kind, (width, value_map, retry) in _MAPS.items()
-    for generator, block_at in ((0, philox_block_at), (1, threefry_block_at))
-}
+_BLOCK_AT = (philox_block_at, threefry_block_at)  # indexed by Stream.generator
+
+
+@functools.lru_cache(maxsize=None)
+def _kernels(kind, width, generator):
+    value_map, retry = _MAPS[kind]
+    return _make_kernels(width, value_map, retry, _BLOCK_AT[generator])
 
 
 @contextlib.contextmanager
@@ -237,14 +240,14 @@ def _args(spec, stream):
 
 def fill(spec, stream, out, threads=None):
     """Write ``out.size`` elements of ``spec`` from ``stream.position`` into flat ``out``."""
-    kernel = _KERNELS[spec.kind, stream.generator][0]
+    kernel = _kernels(spec.kind, spec.width, stream.generator)[0]
     with _threads(threads):
         kernel(out, *_args(spec, stream))
 
 
 def addressed(spec, stream, index, out, threads=None):
     """Write element ``index[i]`` of the fill from ``stream`` into ``out[i]``."""
-    kernel = _KERNELS[spec.kind, stream.generator][1]
+    kernel = _kernels(spec.kind, spec.width, stream.generator)[1]
     with _threads(threads):
         kernel(out, index, *_args(spec, stream))
 

@@ -96,19 +96,19 @@ def _integers32(lo, hi, params):
 
 
 _MAPS = {
-    "bits32": (1, lambda lo, hi, p: (lo, _all(lo))),
-    "bits64": (2, lambda lo, hi, p: (lo | (hi << np.uint64(32)), _all(lo))),
-    "bitsbool": (1, lambda lo, hi, p: (lo >> np.uint64(31) == 1, _all(lo))),
-    "uniform32": (1, lambda lo, hi, p: (
+    "bits32": lambda lo, hi, p: (lo, _all(lo)),
+    "bits64": lambda lo, hi, p: (lo | (hi << np.uint64(32)), _all(lo)),
+    "bitsbool": lambda lo, hi, p: (lo >> np.uint64(31) == 1, _all(lo)),
+    "uniform32": lambda lo, hi, p: (
         ((lo >> np.uint64(8)) + np.uint64(p[0])).astype(np.float32) * np.float32(2.0**-24),
-        _all(lo))),
-    "uniform64": (2, lambda lo, hi, p: (
+        _all(lo)),
+    "uniform64": lambda lo, hi, p: (
         (((lo | (hi << np.uint64(32))) >> np.uint64(11)) + np.uint64(p[0])).astype(np.float64)
-        * 2.0**-53, _all(lo))),
-    "integers32": (1, _integers32),
-    "integers64": (2, _integers64),
-    "bernoulli": (2, lambda lo, hi, p: (
-        (np.uint64(p[1]) == 1) | ((lo | (hi << np.uint64(32))) < np.uint64(p[0])), _all(lo))),
+        * 2.0**-53, _all(lo)),
+    "integers32": _integers32,
+    "integers64": _integers64,
+    "bernoulli": lambda lo, hi, p: (
+        (np.uint64(p[1]) == 1) | ((lo | (hi << np.uint64(32))) < np.uint64(p[0])), _all(lo)),
 }
 
 
@@ -120,7 +120,7 @@ def _draws(generator, key, lane, positions, width):
 
 def _retry(spec, generator, g):
     """The value of a rejected element: draws 0, 1, ... of lane ``g`` of the retry key."""
-    width, value_map = _MAPS[spec.kind]
+    width, value_map = spec.width, _MAPS[spec.kind]
     for attempt in range(1 << 20):
         position = np.array([attempt * width], dtype=np.uint64)
         lo, hi = _draws(generator, spec.retry_key, g, position, width)
@@ -131,7 +131,7 @@ def _retry(spec, generator, g):
 
 
 def _elements(spec, stream, element_index, out):
-    width, value_map = _MAPS[spec.kind]
+    width, value_map = spec.width, _MAPS[spec.kind]
     positions = np.uint64(stream.position) + np.uint64(width) * _u64(element_index)
     lo, hi = _draws(stream.generator, stream.key, stream.lane, positions, width)
     values, accepted = value_map(lo, hi, spec.params)
