@@ -72,6 +72,23 @@ def throughput(n, repeats):
     return rows
 
 
+@numba.njit(parallel=True)
+def _store_ones(out):
+    for i in numba.prange(out.size):
+        out[i] = 1.0
+
+
+def write_roof(n, repeats):
+    """GB/s of the plainest parallel store, per thread count: the memory ceiling."""
+    out = np.empty(n)
+    roof = {}
+    for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
+        numba.set_num_threads(threads)
+        roof[threads] = best_rate(lambda: _store_ones(out), n, repeats) * 8e6 / 1e9
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return roof
+
+
 def run_python(code, env=None):
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
                             text=True, env={**os.environ, **(env or {})}, check=True)
@@ -97,7 +114,7 @@ def allocations():
         import numpy as np, tandem, resource
         from numba.core.runtime import rtsys
         s = tandem.Philox(1)
-        out = np.zeros(1 << 26)
+        out = np.ones(1 << 26)
         s.random(out=out[:1000])
         before = rtsys.get_allocation_stats()
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -121,9 +138,12 @@ def main():
     print("| kind | threads | tandem M/s | PCG64 | Philox | SFC64 | tandem / fastest NumPy |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     rows = throughput(n, args.repeats)
+    roof = write_roof(n, args.repeats)
     for kind, threads, t, peers in rows:
         print(f"| {kind} | {threads} | {t:.0f} | {peers['PCG64']:.0f} | {peers['Philox']:.0f} | "
               f"{peers['SFC64']:.0f} | {t / max(peers.values()):.2f} |")
+    print("\nWrite roof (a parallel loop storing 1.0 into f64): "
+          + ", ".join(f"{t} threads {r:.1f} GB/s" for t, r in roof.items()))
     print("\n| kind | tandem 2 threads / 1 thread |")
     print("| --- | --- |")
     by = {(k, th): t for k, th, t, _ in rows}
@@ -137,7 +157,7 @@ def main():
     print(f"| import tandem | {imp:.3f} | < 0.3 |")
     print(f"| first fill, empty compile cache | {cold:.2f} | < 10 |")
     print(f"| first fill, warm compile cache | {warm:.2f} | < 1 |")
-    print(f"\nA fill of 2**26 f64 into out=: {nrt} Numba allocations, "
+    print(f"\nA fill of 2**26 f64 into out=: {nrt} Numba runtime allocations (a constant), "
           f"peak RSS grew by {rss:.1f} MiB (the 512 MiB output was allocated and touched before).")
 
 
