@@ -35,7 +35,17 @@ KINDS = {
                    lambda g, o: o.__setitem__(slice(None), g.bit_generator.random_raw(o.size))),
     "integers(0, 1000)": (np.int64, lambda s, o, t: s.integers(0, 1000, out=o, threads=t),
                           lambda g, o: o.__setitem__(slice(None), g.integers(0, 1000, o.size))),
+    "normal f32": (np.float32, lambda s, o, t: s.normal(out=o, dtype=np.float32, threads=t),
+                   lambda g, o: g.standard_normal(out=o, dtype=np.float32)),
+    "normal f64": (np.float64, lambda s, o, t: s.normal(out=o, threads=t),
+                   lambda g, o: g.standard_normal(out=o)),
+    "exponential f32": (np.float32,
+                        lambda s, o, t: s.exponential(out=o, dtype=np.float32, threads=t),
+                        lambda g, o: g.standard_exponential(out=o, dtype=np.float32)),
+    "exponential f64": (np.float64, lambda s, o, t: s.exponential(out=o, threads=t),
+                        lambda g, o: g.standard_exponential(out=o)),
 }
+CHOICE_CATEGORIES = 2**16
 
 
 def best_rate(run, n, repeats):
@@ -58,11 +68,12 @@ def numpy_rate(bitgen, dtype, fill, n, threads, repeats):
         return best_rate(lambda: list(pool.map(fill, gens, slices)), n, repeats)
 
 
-def throughput(n, repeats):
+def throughput(n, repeats, kinds):
     cores = numba.config.NUMBA_NUM_THREADS
     stream = tandem.Philox(20261129)
     rows = []
-    for kind, (dtype, ours, theirs) in KINDS.items():
+    for kind in kinds:
+        dtype, ours, theirs = KINDS[kind]
         for threads in sorted({1, cores}):
             out = np.empty(n, dtype)
             t = best_rate(lambda: ours(stream, out, threads), n, repeats)
@@ -70,6 +81,25 @@ def throughput(n, repeats):
                      for name, bg in PEERS.items()}
             rows.append((kind, threads, t, peers))
     return rows
+
+
+def choice(n, repeats):
+    """ns per draw of weighted choice among ``CHOICE_CATEGORIES``: tandem's alias
+    table (built once) against ``numpy.random.Generator.choice(p=...)``."""
+    w = np.random.default_rng(0).random(CHOICE_CATEGORIES)
+    tandem.AliasTable(w[:2])  # compile the construction first
+    t0 = time.perf_counter()
+    table = tandem.AliasTable(w)
+    build = time.perf_counter() - t0
+    stream = tandem.Philox(20261129)
+    out = np.empty(n, np.uint32)
+    ours = {t: 1e3 / best_rate(lambda: stream.choice(table, out=out, threads=t), n, repeats)
+            for t in sorted({1, numba.config.NUMBA_NUM_THREADS})}
+    p = w / w.sum()
+    m = max(n >> 4, 1)
+    theirs = {name: 1e3 / best_rate(lambda: np.random.Generator(bg(1)).choice(
+        CHOICE_CATEGORIES, m, p=p), m, repeats) for name, bg in PEERS.items()}
+    return build, ours, theirs
 
 
 @numba.njit(parallel=True)
@@ -130,6 +160,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--log2n", type=int, default=24)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--kinds", nargs="*", default=list(KINDS), choices=list(KINDS),
+                        metavar="KIND", help="which rows (default: all)")
+    parser.add_argument("--skip", nargs="*", default=[], choices=["choice", "startup"],
+                        help="sections to leave out")
     args = parser.parse_args()
     n = 1 << args.log2n
     print(f"tandem {tandem.__version__}, numpy {np.__version__}, numba {numba.__version__}, "
@@ -137,7 +171,7 @@ def main():
     print(f"{time.strftime('%Y-%m-%d')}, {platform_name()}\n")
     print("| kind | threads | tandem M/s | PCG64 | Philox | SFC64 | tandem / fastest NumPy |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    rows = throughput(n, args.repeats)
+    rows = throughput(n, args.repeats, args.kinds)
     roof = write_roof(n, args.repeats)
     for kind, threads, t, peers in rows:
         print(f"| {kind} | {threads} | {t:.0f} | {peers['PCG64']:.0f} | {peers['Philox']:.0f} | "
@@ -147,9 +181,21 @@ def main():
     print("\n| kind | tandem 2 threads / 1 thread |")
     print("| --- | --- |")
     by = {(k, th): t for k, th, t, _ in rows}
-    for kind in KINDS:
+    for kind in args.kinds:
         if (kind, 2) in by:
             print(f"| {kind} | {by[kind, 2] / by[kind, 1]:.2f} |")
+    if "choice" not in args.skip:
+        build, ours, theirs = choice(n, args.repeats)
+        best = min(theirs.values())
+        print(f"\n| choice among 2**16 weights | threads | ns per draw | NumPy PCG64 | "
+              f"NumPy Philox | NumPy SFC64 | fastest NumPy / tandem |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        for threads, ns in ours.items():
+            print(f"| tandem AliasTable | {threads} | {ns:.2f} | {theirs['PCG64']:.1f} | "
+                  f"{theirs['Philox']:.1f} | {theirs['SFC64']:.1f} | {best / ns:.0f} |")
+        print(f"\nBuilding the AliasTable of 2**16 weights took {build * 1e3:.1f} ms.")
+    if "startup" in args.skip:
+        return
     imp, cold, warm = startup()
     nrt, rss = allocations()
     print("\n| start-up | seconds | goal |")

@@ -58,6 +58,30 @@ def test_bad_threefry_seed_and_key():
     (lambda: tandem.philox4x32([1, 2, 3, 4], [1, 2, 3]), ValueError, "key"),
     (lambda: tandem.threefry4x32([1, 2, 3, 2**32], [1, 2, 3, 4]), ValueError, "counter"),
     (lambda: tandem.Generator(3), TypeError, "stream"),
+    (lambda: S.normal(3, scale=0.0), ValueError, "scale must be positive"),
+    (lambda: S.normal(3, scale=-1.0), ValueError, "scale must be positive"),
+    (lambda: S.normal(3, loc=float("nan")), ValueError, "loc must be finite"),
+    (lambda: S.normal(3, dtype=np.int32), TypeError, "dtype"),
+    (lambda: S.exponential(3, scale=0), ValueError, "scale must be positive"),
+    (lambda: S.exponential(3, scale=float("inf")), ValueError, "scale must be finite"),
+    (lambda: S.exponential(3, scale="1"), TypeError, "scale"),
+    (lambda: tandem.AliasTable([1.0, float("nan")]), ValueError, "weights must be finite"),
+    (lambda: tandem.AliasTable([1.0, float("inf")]), ValueError, "weights must be finite"),
+    (lambda: tandem.AliasTable([1.0, -0.5]), ValueError, "non-negative"),
+    (lambda: tandem.AliasTable([0.0, 0.0]), ValueError, "all be zero"),
+    (lambda: tandem.AliasTable([]), ValueError, "empty"),
+    (lambda: tandem.AliasTable([[1.0, 2.0]]), ValueError, "one-dimensional"),
+    (lambda: tandem.AliasTable(["a", "b"]), TypeError, "real numbers"),
+    (lambda: S.choice([0.5, 0.5], 3), TypeError, "AliasTable"),
+    (lambda: S.sample(5, size=6, replace=False), ValueError, "without replacement"),
+    (lambda: S.sample(5, weights=[1, 0, 0, 0, 1], size=3, replace=False), ValueError,
+     "non-zero weight"),
+    (lambda: S.sample(5, weights=[1, 2]), ValueError, "one entry per member"),
+    (lambda: S.sample(5, weights=[1, -2, 0, 0, 0]), ValueError, "non-negative"),
+    (lambda: S.sample(0, size=1), ValueError, "empty population"),
+    (lambda: S.sample(-1), ValueError, "population"),
+    (lambda: S.shuffle([1, 2, 3]), TypeError, "numpy.ndarray"),
+    (lambda: tandem.Generator(S).choice(np.arange(3), axis=1), ValueError, "axis"),
 ])
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
@@ -95,3 +119,25 @@ def test_read_only_out_is_refused():
 def test_out_must_be_an_ndarray():
     with pytest.raises(TypeError, match="numpy.ndarray"):
         S.random(out=[0.0, 0.0])
+
+
+@pytest.mark.parametrize("call", [
+    lambda pop, w, out: S.sample(pop, size=4, out=out[:4]),
+    lambda pop, w, out: S.sample(pop, weights=w, size=4, out=w[:4]),
+    lambda pop, w, out: S.sample(pop, size=8, replace=False, out=pop),
+])
+def test_sample_out_must_not_alias_its_inputs(call):
+    pop = np.arange(8.0)
+    w = np.ones(8)
+    before = pop.copy(), w.copy()
+    with pytest.raises(ValueError, match="share memory"):
+        call(pop, w, pop)
+    np.testing.assert_array_equal(pop, before[0])
+    np.testing.assert_array_equal(w, before[1])
+
+
+def test_bad_weights_write_nothing():
+    out = np.full(4, 7, np.int64)
+    with pytest.raises(ValueError, match="finite"):
+        S.sample(4, weights=[1.0, np.nan, 1.0, 1.0], size=4, out=out)
+    assert (out == 7).all()

@@ -22,12 +22,18 @@ FILLS = [
     ("integers", (0, 3 * 2**62 + 1), {"dtype": np.uint64}),
     ("integers", (-(2**63), 2**63), {"dtype": np.int64}),
     ("bernoulli", (0.3,), {}),
+    ("normal", (), {"dtype": np.float64}),
+    ("normal", (), {"dtype": np.float32}),
+    ("normal", (), {"dtype": np.float64, "loc": -1.5, "scale": 3.0}),
+    ("normal", (), {"dtype": np.float32, "loc": 2.0, "scale": 0.1}),
+    ("exponential", (), {"dtype": np.float64}),
+    ("exponential", (), {"dtype": np.float32, "scale": 7.0}),
+    ("choice", (tandem.AliasTable([0.5, 0.0, 2.0, 1e-9, 3.0]),), {}),
 ]
-IDS = [f"{n}-{a}-{k.get('dtype', '')}" for n, a, k in FILLS]
+IDS = [f"{n}-{i}-{k.get('dtype', np.int64).__name__}" for i, (n, a, k) in enumerate(FILLS)]
 # Threefry runs through the same kernels with another block function: a
 # one-word, a two-word and a rejecting fill cover it (each kernel costs a compile).
-THREEFRY_TOO = {"bits-()-<class 'numpy.uint32'>", "random-()-<class 'numpy.float64'>",
-                "integers-(-1073741824, 1073741825)-<class 'numpy.int32'>"}
+THREEFRY_TOO = {"bits-0-uint32", "random-4-float64", "integers-7-int32", "normal-11-float64"}
 
 positions = st.integers(0, 40) | st.integers(2**64 - 2000, 2**64 - 1300)
 sizes = st.integers(0, 300)

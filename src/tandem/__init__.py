@@ -12,21 +12,34 @@ device, at any thread count and chunking.
 compile on first use and are cached on disk.
 """
 
+from .alias import AliasTable
 from .blocks import philox4x32, threefry4x32
-from .distributions import bernoulli_at, bits_at, integers_at, random_at
+from .distributions import (
+    bernoulli_at,
+    bits_at,
+    choice_at,
+    exponential_at,
+    integers_at,
+    normal_at,
+    random_at,
+)
 from .generator import Generator
 from .stream import Philox, Stream, Threefry, purpose_word
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AliasTable",
     "Generator",
     "Philox",
     "Stream",
     "Threefry",
     "bernoulli_at",
     "bits_at",
+    "choice_at",
+    "exponential_at",
     "integers_at",
+    "normal_at",
     "philox4x32",
     "purpose_word",
     "random_at",

@@ -52,6 +52,8 @@ def output(size, out, dtype):
 def index_array(index):
     """``index`` as a flat uint64 array of non-negative integers, and its shape."""
     index = np.asarray(index)
+    if index.size == 0 and index.dtype == np.float64:  # [] and the like
+        index = index.astype(np.uint64)
     if index.dtype == bool or not np.issubdtype(index.dtype, np.integer):
         raise TypeError(f"index must hold integers, got dtype {index.dtype}")
     if np.issubdtype(index.dtype, np.signedinteger) and index.size and index.min() < 0:

@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import arrays
+from .alias import AliasTable
 from .stream import POSITION_LIMIT, Stream, _derive_split
 
 #: Purposes of the continuation streams of rejected draws.
 PURPOSE_INTEGERS = "tandem.integers"
+PURPOSE_NORMAL64 = "tandem.normal64"
 
 _WIDTH = {"bits32": 1, "bits64": 2, "bitsbool": 1, "uniform32": 1, "uniform64": 2,
-          "integers32": 1, "integers64": 2, "bernoulli": 2}
+          "integers32": 1, "integers64": 2, "bernoulli": 2, "normal32": 1, "normal64": 2,
+          "exponential32": 1, "exponential64": 2, "choice": 2}
 _INTERVALS = {"[0,1)": 0, "(0,1]": 1}
 _INTEGER_DTYPES = tuple(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64,
                                               np.uint8, np.uint16, np.uint32, np.uint64))
@@ -40,11 +43,14 @@ class FillSpec:
     retry_key : tuple of int
         Four key words of the continuation streams (zeros when the map never
         rejects).
+    table : numpy.ndarray or None
+        A uint64 lookup table (the alias table of ``choice``).
     """
 
     kind: str
     params: tuple = (0, 0, 0)
     retry_key: tuple = (0, 0, 0, 0)
+    table: np.ndarray | None = field(default=None, compare=False)
 
     @property
     def width(self):
@@ -235,3 +241,97 @@ def bernoulli(stream, p, size=None, *, out=None, threads=None, backend="cpu"):
 def bernoulli_at(stream, index, p, *, threads=None, backend="cpu"):
     """Elements ``index`` of ``stream.bernoulli(p, ...)``, each computed alone."""
     return _run_at(stream, _bernoulli_spec(p), index, np.bool_, threads, backend)
+
+
+# -- normal and exponential ------------------------------------------------------
+
+def _float_bits(value):
+    return int(np.float64(value).view(np.uint64))
+
+
+def _real(value, name):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value
+
+
+def _scale(scale):
+    scale = _real(scale, "scale")
+    if scale <= 0:
+        raise ValueError(f"scale must be positive, got {scale}")
+    return scale
+
+
+def _real_dtype(dtype):
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
+    return dtype
+
+
+def _normal_spec(stream, loc, scale, dtype):
+    dtype = _real_dtype(dtype)
+    params = (_float_bits(_scale(scale)), _float_bits(_real(loc, "loc")), 0)
+    if dtype == np.float32:
+        return FillSpec("normal32", params), dtype
+    return FillSpec("normal64", params, _retry_key(stream, PURPOSE_NORMAL64)), dtype
+
+
+def normal(stream, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, out=None, threads=None,
+           backend="cpu"):
+    """Normal variates; see :meth:`tandem.Stream.normal`."""
+    _check_stream(stream)
+    spec, dtype = _normal_spec(stream, loc, scale, dtype)
+    return _run(stream, spec, size, out, dtype, threads, backend)
+
+
+def normal_at(stream, index, *, loc=0.0, scale=1.0, dtype=np.float64, threads=None,
+              backend="cpu"):
+    """Elements ``index`` of ``stream.normal(...)``, each computed alone."""
+    _check_stream(stream)
+    spec, dtype = _normal_spec(stream, loc, scale, dtype)
+    return _run_at(stream, spec, index, dtype, threads, backend)
+
+
+def _exponential_spec(scale, dtype):
+    dtype = _real_dtype(dtype)
+    kind = "exponential32" if dtype == np.float32 else "exponential64"
+    return FillSpec(kind, (_float_bits(_scale(scale)), 0, 0)), dtype
+
+
+def exponential(stream, size=None, *, scale=1.0, dtype=np.float64, out=None, threads=None,
+                backend="cpu"):
+    """Exponential variates; see :meth:`tandem.Stream.exponential`."""
+    spec, dtype = _exponential_spec(scale, dtype)
+    return _run(stream, spec, size, out, dtype, threads, backend)
+
+
+def exponential_at(stream, index, *, scale=1.0, dtype=np.float64, threads=None,
+                   backend="cpu"):
+    """Elements ``index`` of ``stream.exponential(...)``, each computed alone."""
+    spec, dtype = _exponential_spec(scale, dtype)
+    return _run_at(stream, spec, index, dtype, threads, backend)
+
+
+# -- weighted choice -----------------------------------------------------------------
+
+def _choice_spec(table):
+    if not isinstance(table, AliasTable):
+        raise TypeError(f"table must be a tandem.AliasTable, got {type(table).__name__}")
+    return FillSpec("choice", (table.n, 0, 0), table=table.table), table.index_dtype
+
+
+def choice(stream, table, size=None, *, out=None, threads=None, backend="cpu"):
+    """Indices drawn from an alias table; see :meth:`tandem.Stream.choice`."""
+    spec, dtype = _choice_spec(table)
+    return _run(stream, spec, size, out, dtype, threads, backend)
+
+
+def choice_at(stream, index, table, *, threads=None, backend="cpu"):
+    """Elements ``index`` of ``stream.choice(table, ...)``, each computed alone."""
+    spec, dtype = _choice_spec(table)
+    return _run_at(stream, spec, index, dtype, threads, backend)

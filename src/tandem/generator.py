@@ -2,8 +2,16 @@
 
 import numpy as np
 
-from . import distributions
+from . import distributions, sampling
 from .stream import Stream
+
+_P_SUM_TOLERANCE = np.sqrt(np.finfo(np.float64).eps)  # numpy's own
+
+
+def _axis(axis, ndim):
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for an array of dimension {ndim}")
+    return axis % ndim
 
 
 class Generator:
@@ -59,3 +67,62 @@ class Generator:
         n = -(-int(length) // 4)
         words = self._take(distributions.bits(self._stream, n, dtype=np.uint32))
         return words.astype("<u4").tobytes()[:length]
+
+    def standard_normal(self, size=None, dtype=np.float64, out=None):
+        """Standard normal variates, as ``numpy.random.Generator.standard_normal``."""
+        return self._take(distributions.normal(self._stream, size, dtype=dtype, out=out))
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        """Normal variates, as ``numpy.random.Generator.normal`` (scalar ``loc``,
+        ``scale > 0``)."""
+        return self._take(distributions.normal(self._stream, size, loc=loc, scale=scale))
+
+    def standard_exponential(self, size=None, dtype=np.float64, method="zig", out=None):
+        """Exponential variates of mean 1, as
+        ``numpy.random.Generator.standard_exponential``.
+
+        ``method`` is accepted for compatibility; tandem always inverts (``-log u``).
+        """
+        if method not in ("zig", "inv"):
+            raise ValueError(f"method must be 'zig' or 'inv', got {method!r}")
+        return self._take(distributions.exponential(self._stream, size, dtype=dtype, out=out))
+
+    def exponential(self, scale=1.0, size=None):
+        """Exponential variates of mean ``scale``, as ``numpy.random.Generator.exponential``."""
+        return self._take(distributions.exponential(self._stream, size, scale=scale))
+
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+        """A sample of ``a`` (or of ``range(a)``), as ``numpy.random.Generator.choice``.
+
+        ``p`` must sum to 1 within numpy's tolerance.  Without replacement the
+        sample comes in random order whatever ``shuffle`` says.
+        """
+        if p is not None:
+            total = float(np.sum(np.asarray(p, dtype=np.float64)))
+            if abs(total - 1.0) > _P_SUM_TOLERANCE:
+                raise ValueError(f"probabilities p must sum to 1, got {total}")
+        if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
+            return self._take(sampling.sample(self._stream, a, p, size, replace=replace))
+        a = np.asarray(a)
+        axis = _axis(axis, a.ndim)
+        chosen = self._take(sampling.sample(self._stream, np.moveaxis(a, axis, 0), p, size,
+                                            replace=replace))
+        # The sampled dimensions come first; put them where ``axis`` was.
+        k = chosen.ndim - (a.ndim - 1)
+        order = [*range(k, k + axis), *range(k), *range(k + axis, chosen.ndim)]
+        return chosen.transpose(order)
+
+    def permutation(self, x, axis=0):
+        """A permuted ``range(x)`` or a shuffled copy of ``x``, as
+        ``numpy.random.Generator.permutation``."""
+        if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+            return self._take(sampling.permutation(self._stream, x))
+        x = np.array(x)
+        self.shuffle(x, axis=axis)
+        return x
+
+    def shuffle(self, x, axis=0):
+        """Shuffle ``x`` in place along ``axis``, as ``numpy.random.Generator.shuffle``."""
+        if not isinstance(x, np.ndarray):
+            raise TypeError(f"x must be a numpy.ndarray, got {type(x).__name__}")
+        self._take(sampling.shuffle(self._stream, np.moveaxis(x, _axis(axis, x.ndim), 0)))

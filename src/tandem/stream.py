@@ -219,6 +219,68 @@ class Stream:
 
         return distributions.bernoulli(self, p, size, out=out, threads=threads)
 
+    def normal(self, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, out=None,
+               threads=None):
+        """Normal variates with mean ``loc`` and standard deviation ``scale``:
+        ``(values, next stream)``.
+
+        f64: a 1024-layer ziggurat on one 64-bit draw per element; misses
+        (about 0.4 %) continue on ``split(g)`` of ``sub("tandem.normal64")``.
+        f32: Box-Muller on the aligned word pair of each element, one word per
+        element.  The value is ``fma(z, scale, loc)`` of the standard variate.
+        """
+        from . import distributions
+
+        return distributions.normal(self, size, loc=loc, scale=scale, dtype=dtype, out=out,
+                                    threads=threads)
+
+    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, out=None, threads=None):
+        """Exponential variates with mean ``scale``: ``(values, next stream)``.
+
+        ``-log u`` times ``scale``, with ``u`` in ``(0, 1]`` from one 64-bit
+        draw (f64) or one word (f32) per element.
+        """
+        from . import distributions
+
+        return distributions.exponential(self, size, scale=scale, dtype=dtype, out=out,
+                                          threads=threads)
+
+    def choice(self, table, size=None, *, out=None, threads=None):
+        """Indices drawn from a :class:`tandem.AliasTable`: ``(indices, next stream)``.
+
+        One 64-bit draw per index; uint32 indices (int64 when the table has
+        ``2**32`` or more categories).
+        """
+        from . import distributions
+
+        return distributions.choice(self, table, size, out=out, threads=threads)
+
+    def sample(self, population, weights=None, size=None, *, replace=True, out=None,
+               threads=None):
+        """Members of ``population`` (an int ``n`` for ``range(n)``, or an array
+        along its first axis), with or without replacement, uniformly or by
+        ``weights``: ``(sample, next stream)``.
+
+        With replacement it takes one draw per item; without, one draw per
+        member of the population.  See :mod:`tandem.sampling` for the rules.
+        """
+        from . import sampling
+
+        return sampling.sample(self, population, weights, size, replace=replace, out=out,
+                               threads=threads)
+
+    def permutation(self, n, *, threads=None):
+        """A random permutation of ``range(n)``: ``(int64 array, next stream)``."""
+        from . import sampling
+
+        return sampling.permutation(self, n, threads=threads)
+
+    def shuffle(self, x, *, threads=None):
+        """Shuffle the array ``x`` in place along its first axis: ``(x, next stream)``."""
+        from . import sampling
+
+        return sampling.shuffle(self, x, threads=threads)
+
 
 class Philox(Stream):
     """A Philox4x32-10 stream; ``seed`` in ``[0, 2**64)`` is the key ``(lo32, hi32)``.

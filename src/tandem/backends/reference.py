@@ -3,10 +3,19 @@
 Written apart from ``tandem.core`` on purpose: the bijections here are array
 code transcribed from Random123's ``philox.h`` and ``threefry.h`` and each
 element is computed from its own position, with no blocks, chunks or tiles.
-The CPU and GPU backends must agree with it bit for bit.
+The distributions are transcribed from ``docs/spec.md``; only the f64 math
+functions (pinned by their accuracy tests) and the ziggurat tables (pinned
+by their own checks) come from ``tandem.core``.  The CPU and GPU backends
+must agree with it bit for bit.
 """
 
+import itertools
+import math
+
 import numpy as np
+
+from ..core import fmath
+from ..core import ziggurat_tables as zt
 
 M32 = np.uint64(0xFFFFFFFF)
 _PHILOX_M = (np.uint64(0xD2511F53), np.uint64(0xCD9E8D57))
@@ -80,7 +89,7 @@ def _all(x):
     return np.ones(x.shape, dtype=bool)
 
 
-def _integers64(lo, hi, params):
+def _integers64(lo, hi, params, table):
     low, span, threshold = (int(p) for p in params)
     span = span or 2**64
     d = [int(h) << 32 | int(l) for l, h in zip(lo.tolist(), hi.tolist())]
@@ -89,27 +98,133 @@ def _integers64(lo, hi, params):
     return values.reshape(lo.shape), accepted.reshape(lo.shape)
 
 
-def _integers32(lo, hi, params):
+def _integers32(lo, hi, params, table):
     low, span, threshold = (np.uint64(p) for p in params)
     m = lo * span
     return low + (m >> np.uint64(32)), (m & M32) >= threshold
 
 
 _MAPS = {
-    "bits32": lambda lo, hi, p: (lo, _all(lo)),
-    "bits64": lambda lo, hi, p: (lo | (hi << np.uint64(32)), _all(lo)),
-    "bitsbool": lambda lo, hi, p: (lo >> np.uint64(31) == 1, _all(lo)),
-    "uniform32": lambda lo, hi, p: (
+    "bits32": lambda lo, hi, p, t: (lo, _all(lo)),
+    "bits64": lambda lo, hi, p, t: (lo | (hi << np.uint64(32)), _all(lo)),
+    "bitsbool": lambda lo, hi, p, t: (lo >> np.uint64(31) == 1, _all(lo)),
+    "uniform32": lambda lo, hi, p, t: (
         ((lo >> np.uint64(8)) + np.uint64(p[0])).astype(np.float32) * np.float32(2.0**-24),
         _all(lo)),
-    "uniform64": lambda lo, hi, p: (
+    "uniform64": lambda lo, hi, p, t: (
         (((lo | (hi << np.uint64(32))) >> np.uint64(11)) + np.uint64(p[0])).astype(np.float64)
         * 2.0**-53, _all(lo)),
     "integers32": _integers32,
     "integers64": _integers64,
-    "bernoulli": lambda lo, hi, p: (
+    "bernoulli": lambda lo, hi, p, t: (
         (np.uint64(p[1]) == 1) | ((lo | (hi << np.uint64(32))) < np.uint64(p[0])), _all(lo)),
 }
+
+
+# -- normal, exponential, choice: element by element, with core's f64 math ------
+
+def _as_float(bits):
+    return float(np.uint64(bits).view(np.float64))
+
+
+def _elementwise(fn):
+    """A map of one-word or 64-bit draws from ``fn(draw, params, table) -> value``."""
+    def value_map(lo, hi, params, table):
+        draws = [int(h) << 32 | int(l) for l, h in zip(lo.tolist(), hi.tolist())]
+        values = np.array([fn(d, params, table) for d in draws])
+        return values.reshape(lo.shape), _all(lo)
+
+    return value_map
+
+
+def _minus_log(u):
+    return 0.0 - float(fmath.log64(u))
+
+
+def _exponential64(d, params, table):
+    return _minus_log(((d >> 11) + 1) * 2.0**-53) * _as_float(params[0])
+
+
+def _exponential32(w, params, table):
+    return np.float32(_minus_log((w + 1) * 2.0**-32) * _as_float(params[0]))
+
+
+def _choice(d, params, table):
+    n = int(params[0])
+    column, within = divmod(d * n, 2**64)
+    return column if within >> 32 < int(table[column, 0]) else int(table[column, 1])
+
+
+def _normal64_fast(d):
+    """(value, accepted) of the ziggurat's fast path."""
+    layer, m = d & 1023, d >> 11
+    x = float(m) * float(zt.W[layer])
+    return (-x if d >> 10 & 1 else x), m < int(zt.K[layer])
+
+
+def _normal64(lo, hi, params, table):
+    d = [int(h) << 32 | int(l) for l, h in zip(lo.tolist(), hi.tolist())]
+    values, accepted = zip(*(_normal64_fast(x) for x in d))
+    scale, loc = _as_float(params[0]), _as_float(params[1])
+    values = [float(fmath.fma(v, scale, loc)) for v in values]
+    return np.array(values).reshape(lo.shape), np.array(accepted).reshape(lo.shape)
+
+
+def _normal64_miss(spec, generator, g, d):
+    """A ziggurat miss, resolved on draws 0, 1, ... of lane ``g`` of the retry key."""
+    draws = _continuation(spec, generator, g)
+    r, f = float(zt.R), zt.F
+    while True:
+        layer, negative, m = d & 1023, d >> 10 & 1, d >> 11
+        if layer == 0:
+            while True:
+                a = _minus_log(((next(draws) >> 11) + 1) * 2.0**-53) / r
+                b = _minus_log(((next(draws) >> 11) + 1) * 2.0**-53)
+                if b + b > a * a:
+                    x = r + a
+                    break
+            break
+        x = float(m) * float(zt.W[layer])
+        u = (next(draws) >> 11) * 2.0**-53
+        y = fmath.fma(u, float(f[layer + 1]) - float(f[layer]), float(f[layer]))
+        if y < fmath.exp64(fmath.fma(x, x * -0.5, 0.0)):
+            break
+        d = next(draws)
+        x, accepted = _normal64_fast(d)
+        if accepted:
+            return _scaled(spec, x)
+    return _scaled(spec, -x if negative else x)
+
+
+def _continuation(spec, generator, g):
+    """The 64-bit draws 0, 1, ... of lane ``g`` of the retry key, as ints."""
+    for start in itertools.count(0, 32):
+        positions = np.arange(start, start + 32, 2, dtype=np.uint64)
+        lo, hi = _draws(generator, spec.retry_key, g, positions, 2)
+        yield from (int(h) << 32 | int(l) for l, h in zip(lo.tolist(), hi.tolist()))
+
+
+def _scaled(spec, z):
+    return float(fmath.fma(z, _as_float(spec.params[0]), _as_float(spec.params[1])))
+
+
+def _normal32_pair(even, odd, params):
+    log_u = float(fmath.log64((even + 1) * 2.0**-32))
+    r = math.sqrt(0.0 - (log_u + log_u))
+    s, c = fmath.sincos2pi64(odd * 2.0**-32)
+    scale, loc = _as_float(params[0]), _as_float(params[1])
+    return (np.float32(fmath.fma(r * float(c), scale, loc)),
+            np.float32(fmath.fma(r * float(s), scale, loc)))
+
+
+_MAPS.update({
+    "normal64": _normal64,
+    "exponential64": _elementwise(_exponential64),
+    "exponential32": _elementwise(_exponential32),
+    "choice": _elementwise(_choice),
+})
+_PAIR_MAPS = {"normal32": _normal32_pair}
+_MISSES = {"normal64": _normal64_miss}
 
 
 def _draws(generator, key, lane, positions, width):
@@ -118,25 +233,42 @@ def _draws(generator, key, lane, positions, width):
     return lo, hi
 
 
-def _retry(spec, generator, g):
+def _retry(spec, generator, g, d):
     """The value of a rejected element: draws 0, 1, ... of lane ``g`` of the retry key."""
+    if spec.kind in _MISSES:
+        return _MISSES[spec.kind](spec, generator, g, d)
     width, value_map = spec.width, _MAPS[spec.kind]
     for attempt in range(1 << 20):
         position = np.array([attempt * width], dtype=np.uint64)
         lo, hi = _draws(generator, spec.retry_key, g, position, width)
-        value, accepted = value_map(lo, hi, spec.params)
+        value, accepted = value_map(lo, hi, spec.params, spec.table)
         if accepted[0]:
             return value[0]
     raise RuntimeError("no draw accepted")  # probability below 2**-(2**20)
 
 
+def _paired(spec, stream, positions):
+    """Elements of a map of aligned word pairs: each takes its pair's even or odd value."""
+    even = positions & ~np.uint64(1)
+    lo = words(stream.generator, stream.key, stream.lane, even)
+    hi = words(stream.generator, stream.key, stream.lane, even + np.uint64(1))
+    pairs = [_PAIR_MAPS[spec.kind](int(a), int(b), spec.params)
+             for a, b in zip(lo.ravel().tolist(), hi.ravel().tolist())]
+    odd = (positions & np.uint64(1)).ravel().tolist()
+    return np.array([p[o] for p, o in zip(pairs, odd)]).reshape(positions.shape)
+
+
 def _elements(spec, stream, element_index, out):
-    width, value_map = spec.width, _MAPS[spec.kind]
+    width = spec.width
     positions = np.uint64(stream.position) + np.uint64(width) * _u64(element_index)
+    if spec.kind in _PAIR_MAPS:
+        out[...] = _paired(spec, stream, positions).astype(out.dtype)
+        return
     lo, hi = _draws(stream.generator, stream.key, stream.lane, positions, width)
-    values, accepted = value_map(lo, hi, spec.params)
+    values, accepted = _MAPS[spec.kind](lo, hi, spec.params, spec.table)
     for i in np.flatnonzero(~accepted):
-        values[i] = _retry(spec, stream.generator, int(positions[i]))
+        d = int(hi[i]) << 32 | int(lo[i])
+        values[i] = _retry(spec, stream.generator, int(positions[i]), d)
     out[...] = values.astype(out.dtype, casting="unsafe")
 
 

@@ -17,7 +17,7 @@ with Numba (``register_jitable``), which imports Numba; importing
 
 import importlib
 
-_MODULES = ("bijections", "derivation", "addressing", "uniform")
+_MODULES = ("bijections", "derivation", "addressing", "uniform", "fmath", "normal", "choice")
 _registered = False
 
 
@@ -32,8 +32,11 @@ def register():
         module = importlib.import_module(f"{__name__}.{name}")
         for value in vars(module).values():
             if callable(value) and getattr(value, "__module__", None) == module.__name__:
+                if getattr(value, "__tandem_lowered__", False):
+                    continue  # implemented for Numba in _lowering
                 how = "always" if getattr(value, "__tandem_inline__", False) else "never"
                 register_jitable(inline=how)(value)
+    importlib.import_module(f"{__name__}._lowering")
     _registered = True
 
 

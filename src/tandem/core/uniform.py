@@ -15,8 +15,24 @@ from .bijections import MASK32, SHIFT32, U64
 
 _SHIFT8 = U64(8)
 _SHIFT11 = U64(11)
+_TWO31 = U64(2**31)
 _F32_ULP = np.float32(2.0**-24)
 _F64_ULP = 2.0**-53
+
+
+def word_float(w):
+    """The word ``w`` (below ``2**32``) as an exact f64.
+
+    Goes through int32 because x86 converts int32 vectors to f64 and, before
+    AVX-512, has no vector conversion from int64.
+    """
+    return np.float64(np.int32(w - _TWO31)) + 2.0**31
+
+
+def top53_float(lo, hi):
+    """The top 53 bits of the 64-bit draw ``(lo, hi)`` as an exact f64 integer."""
+    # hi * 2**21 is exact, so a fused multiply-add on CUDA rounds the same.
+    return word_float(hi) * 2.0**21 + np.float64(np.int32(lo >> _SHIFT11))
 
 
 @inline
@@ -34,8 +50,7 @@ def uniform64(lo, hi, offset):
 
     ``offset`` 0 gives ``[0, 1)``, offset 1 gives ``(0, 1]``.
     """
-    top53 = ((hi << SHIFT32) | lo) >> _SHIFT11
-    return np.float64(np.int64(top53 + offset)) * _F64_ULP
+    return (top53_float(lo, hi) + np.float64(np.int32(offset))) * _F64_ULP
 
 
 @inline

@@ -1,0 +1,162 @@
+"""Alias tables for weighted choice (Walker; Vose's O(n) construction).
+
+The construction is exact integer arithmetic on masses rounded from the
+weights, so the table, and therefore every index drawn from it, depends
+only on the weights' values.  :func:`tandem.core.choice.alias_index` states
+the lookup.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+#: Draws resolve a column's threshold to 1 / 2**32 (the top 32 bits of the
+#: within-column word are compared with it).
+THRESHOLD_BITS = 32
+
+
+def _vose(mass, capacity, threshold, alias):
+    """Vose's pairing on integer masses that sum to ``n * capacity``.
+
+    Writes each column's kept mass into ``threshold`` and its alias into
+    ``alias``; columns that end full keep ``capacity`` and alias themselves.
+    """
+    n = mass.size
+    small = np.empty(n, np.int64)
+    large = np.empty(n, np.int64)
+    n_small = 0
+    n_large = 0
+    for k in range(n):
+        alias[k] = k
+        threshold[k] = capacity
+        if mass[k] < capacity:
+            small[n_small] = k
+            n_small += 1
+        else:
+            large[n_large] = k
+            n_large += 1
+    while n_small and n_large:
+        n_small -= 1
+        s = small[n_small]
+        l = large[n_large - 1]  # noqa: E741
+        threshold[s] = mass[s]
+        alias[s] = l
+        mass[l] -= capacity - mass[s]
+        if mass[l] < capacity:
+            n_large -= 1
+            small[n_small] = l
+            n_small += 1
+
+
+@functools.lru_cache(maxsize=None)
+def _vose_compiled():
+    from numba import njit
+
+    return njit(cache=True)(_vose)
+
+
+def check_weights(weights):
+    """``weights`` as float64 after the checks, divided by the largest, and
+    their exactly rounded sum."""
+    w = np.asarray(weights)
+    if w.dtype == object or not (np.issubdtype(w.dtype, np.floating)
+                                 or np.issubdtype(w.dtype, np.integer)
+                                 or w.dtype == np.bool_):
+        raise TypeError(f"weights must be real numbers, got dtype {w.dtype}")
+    if w.ndim != 1:
+        raise ValueError(f"weights must be one-dimensional, got shape {w.shape}")
+    if w.size == 0:
+        raise ValueError("weights must not be empty")
+    w = w.astype(np.float64)
+    if not np.isfinite(w).all():
+        raise ValueError("weights must be finite (no NaN or infinity)")
+    if (w < 0).any():
+        raise ValueError("weights must be non-negative")
+    largest = w.max()
+    if largest == 0:
+        raise ValueError("weights must not all be zero")
+    w = w / largest  # so that the sum cannot overflow
+    return w, math.fsum(w)
+
+
+def integer_masses(weights, capacity):
+    """Masses ``m`` with ``sum(m) == n * capacity``, ``m[k] ~ n * capacity * p[k]``.
+
+    The floors of the scaled weights, plus one for the largest remainders
+    (or minus one for the smallest) until the sum is exact, so every mass is
+    within one of its real value.
+    """
+    w, total = check_weights(weights)
+    n = w.size
+    target = w * (float(n * capacity) / total)
+    mass = np.floor(target)
+    remainder = target - mass
+    mass = mass.astype(np.uint64)
+    deficit = n * capacity - int(mass.sum(dtype=np.uint64))
+    if deficit > 0:
+        order = np.argsort(-remainder, kind="stable")
+        mass[order[:deficit]] += np.uint64(1)
+    elif deficit < 0:
+        order = np.argsort(np.where(mass > 0, remainder, np.inf), kind="stable")
+        mass[order[:-deficit]] -= np.uint64(1)
+    return mass
+
+
+class AliasTable:
+    """A table for drawing indices ``0 .. n-1`` with probabilities ``weights / sum(weights)``.
+
+    Parameters
+    ----------
+    weights : array_like of real, shape (n,)
+        Non-negative and finite, not all zero.
+
+    Attributes
+    ----------
+    n : int
+        The number of categories.
+    table : numpy.ndarray of uint64, shape (n, 2)
+        Row ``c``: column ``c``'s threshold in ``[0, 2**32]`` and its alias.
+        Read-only.
+    index_dtype : numpy.dtype
+        ``uint32`` when ``n < 2**32``, else ``int64``: the dtype of drawn indices.
+
+    Notes
+    -----
+    Each column holds an integer mass of ``2**32`` (``2**(64 - n.bit_length())``
+    when ``n >= 2**32``); the weights are rounded to integer masses that sum
+    exactly to ``n`` columns, so every implied probability
+    (:meth:`probabilities`) is within ``1 / (n * 2**32)`` of its weight's share.
+    The draw itself adds at most ``n / 2**64`` (see ``docs/spec.md``).
+
+    Guaranteed across versions: the table of every weight vector.
+    """
+
+    def __init__(self, weights):
+        n = np.asarray(weights).size
+        capacity_bits = min(THRESHOLD_BITS, 64 - n.bit_length())
+        capacity = 1 << capacity_bits
+        mass = integer_masses(weights, capacity)
+        threshold = np.empty(n, np.uint64)
+        alias = np.empty(n, np.uint64)
+        _vose_compiled()(mass, np.uint64(capacity), threshold, alias)
+        table = np.stack([threshold << np.uint64(THRESHOLD_BITS - capacity_bits), alias], 1)
+        table.flags.writeable = False
+        self.n = n
+        self.table = table
+        self.index_dtype = np.dtype(np.uint32 if n < 2**32 else np.int64)
+
+    def __len__(self):
+        return self.n
+
+    def __repr__(self):
+        return f"AliasTable(n={self.n})"
+
+    def probabilities(self):
+        """The probability of each index that the table implies (float64)."""
+        keep = self.table[:, 0].astype(np.float64) * 2.0**-THRESHOLD_BITS
+        p = keep.copy()
+        np.add.at(p, self.table[:, 1].astype(np.intp), 1.0 - keep)
+        return p / self.n

@@ -1,0 +1,114 @@
+"""Normal and exponential variates from draws.
+
+* f64 normal: a 1024-layer ziggurat on one 64-bit draw ``d``: layer
+  ``d & 1023``, sign bit 10, mantissa ``m = d >> 11`` (53 bits).  The fast
+  path returns ``±m * W[layer]`` when ``m < K[layer]``; otherwise the draw is a
+  miss, resolved by :func:`normal64_miss` on its continuation stream.
+* f32 normal: Box-Muller on an aligned word pair, computed in f64 and rounded
+  once.
+* exponential: ``-log u`` of a uniform in ``(0, 1]``.
+
+The tables are in :mod:`tandem.core.ziggurat_tables`; the math functions in
+:mod:`tandem.core.fmath`.  Every product that feeds a sum goes through
+``fma`` (or is exact), so CPU and GPU round alike.
+
+Guaranteed across versions: every value for every draw.
+"""
+
+import numpy as np
+
+from ._marks import inline
+from .addressing import join64, pair_at
+from .bijections import U64
+from .fmath import exp64, fma, log64, sincos2pi64
+from .uniform import top53_float, uniform64, word_float
+from .ziggurat_tables import K, R, F, W
+
+_LAYER_MASK = U64(1023)
+_SIGN_SHIFT = U64(10)
+_MANTISSA_SHIFT = U64(11)
+_ZERO = U64(0)
+_ONE = U64(1)
+_TWO = U64(2)
+_FOUR = U64(4)
+_WORD_ULP = 2.0**-32
+
+
+def _signed(x, d):
+    """``x`` with the sign of bit 10 of the draw ``d``."""
+    return -x if (d >> _SIGN_SHIFT) & _ONE else x
+
+
+@inline
+def normal64_fast(lo, hi):
+    """The ziggurat's fast path for the draw ``(lo, hi)``: ``(value, accepted)``.
+
+    ``accepted`` is False for a miss (about 0.4 % of draws); then ``value``
+    is meaningless and :func:`normal64_miss` gives the element.
+    """
+    d = join64(lo, hi)
+    layer = d & _LAYER_MASK
+    x = top53_float(lo, hi) * W[layer]
+    return _signed(x, d), (d >> _MANTISSA_SHIFT) < K[layer]
+
+
+def normal64_miss(generator, k0, k1, k2, k3, g, lo, hi):
+    """The normal variate of a draw ``(lo, hi)`` that missed the fast path.
+
+    Uses draws 0, 1, 2, ... of lane ``g`` under the continuation key
+    ``(k0, k1, k2, k3)``: layer 0 samples the tail beyond ``R`` by
+    Marsaglia's method (two draws a try); a layer ``i > 0`` tests its wedge
+    with one draw, and a rejection starts over with a whole new draw.
+    """
+    d = join64(lo, hi)
+    t = _ZERO
+    while True:
+        layer = d & _LAYER_MASK
+        if layer == 0:
+            while True:
+                a_lo, a_hi = pair_at(generator, k0, k1, k2, k3, g, t)
+                b_lo, b_hi = pair_at(generator, k0, k1, k2, k3, g, t + _TWO)
+                t += _FOUR
+                a = exponential64(a_lo, a_hi) / R
+                b = exponential64(b_lo, b_hi)
+                if b + b > a * a:
+                    return _signed(R + a, d)
+        x = top53_float(lo, hi) * W[layer]
+        u_lo, u_hi = pair_at(generator, k0, k1, k2, k3, g, t)
+        t += _TWO
+        u = uniform64(u_lo, u_hi, _ZERO)
+        # x * -0.5 is exact, so this is the rounded -x**2/2 however it compiles.
+        if fma(u, F[layer + _ONE] - F[layer], F[layer]) < exp64(fma(x, x * -0.5, 0.0)):
+            return _signed(x, d)
+        lo, hi = pair_at(generator, k0, k1, k2, k3, g, t)
+        t += _TWO
+        value, accepted = normal64_fast(lo, hi)
+        if accepted:
+            return value
+        d = join64(lo, hi)
+
+
+@inline
+def normal_pair(even, odd):
+    """Box-Muller on the word pair ``(even, odd)``: ``(r cos θ, r sin θ)`` in f64.
+
+    ``r = sqrt(-2 log u)`` with ``u = (even + 1) / 2**32`` in ``(0, 1]`` and
+    ``θ = 2π odd / 2**32``.  The even word's element takes the cosine, the
+    odd word's the sine.
+    """
+    log_u = log64((word_float(even) + 1.0) * _WORD_ULP)
+    r = np.sqrt(0.0 - (log_u + log_u))
+    s, c = sincos2pi64(word_float(odd) * _WORD_ULP)
+    return r * c, r * s
+
+
+@inline
+def exponential64(lo, hi):
+    """``-log u`` with ``u`` the ``(0, 1]`` uniform of the draw ``(lo, hi)``."""
+    return 0.0 - log64(uniform64(lo, hi, _ONE))
+
+
+@inline
+def exponential_word(w):
+    """``-log u`` with ``u = (w + 1) / 2**32`` in ``(0, 1]``, in f64."""
+    return 0.0 - log64((word_float(w) + 1.0) * _WORD_ULP)

@@ -1,0 +1,120 @@
+"""Sampling from a population, permutations and shuffles, built on the fills.
+
+Each is a fixed number of draws and a deterministic rule on them, so the
+results are the same on every backend:
+
+* with replacement: ``integers(0, n)`` (no weights) or ``choice`` from an
+  :class:`~tandem.AliasTable` (weights), one draw per item;
+* without replacement: one key per member of the population, uniform 64-bit
+  bits (no weights) or ``exponential / weight`` (Efraimidis and Spirakis);
+  the sample is the members with the ``size`` smallest keys, in increasing
+  key order (a stable sort, so ties go to the lower index);
+* ``permutation(n)``: the stable argsort of ``n`` 64-bit keys.
+
+Guaranteed across versions: these rules.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import arrays, distributions
+from .alias import AliasTable, check_weights
+
+
+def _population(population):
+    if isinstance(population, (numbers.Integral, np.integer)) and not isinstance(
+            population, (bool, np.bool_)):
+        n = int(population)
+        if n < 0:
+            raise ValueError(f"population must be non-negative, got {n}")
+        return None, n
+    values = np.asarray(population)
+    if values.ndim == 0:
+        raise ValueError("population must be an int or an array with at least one dimension")
+    return values, values.shape[0]
+
+
+def _keys_order(stream, n, weights, threads):
+    """Indices of the population sorted by their keys, and the next stream."""
+    if weights is None:
+        keys, nxt = distributions.bits(stream, n, dtype=np.uint64, threads=threads)
+    else:
+        e, nxt = distributions.exponential(stream, n, threads=threads)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            keys = e / weights
+    return np.argsort(keys, kind="stable"), nxt
+
+
+def permutation(stream, n, *, threads=None):
+    """A random permutation of ``range(n)`` (int64): ``(permutation, next stream)``."""
+    _, n = _population(n)
+    order, nxt = _keys_order(stream, n, None, threads)
+    return order.astype(np.int64, copy=False), nxt
+
+
+def shuffle(stream, x, *, threads=None):
+    """Shuffle ``x`` in place along its first axis: ``(x, next stream)``."""
+    if not isinstance(x, np.ndarray):
+        raise TypeError(f"x must be a numpy.ndarray, got {type(x).__name__}")
+    if x.ndim == 0:
+        raise ValueError("x must have at least one dimension")
+    if not x.flags.writeable:
+        raise ValueError("x must be writeable, got a read-only array")
+    order, nxt = permutation(stream, x.shape[0], threads=threads)
+    x[...] = x[order]
+    return x, nxt
+
+
+def _check_weights(weights, n):
+    w, _ = check_weights(weights)
+    if w.size != n:
+        raise ValueError(f"weights must have one entry per member ({n}), got {w.size}")
+    return w
+
+
+def sample(stream, population, weights=None, size=None, *, replace=True, out=None,
+           threads=None):
+    """Members of ``population`` drawn with or without replacement.
+
+    See :meth:`tandem.Stream.sample`.
+    """
+    distributions._check_stream(stream)
+    values, n = _population(population)
+    w = None if weights is None else _check_weights(weights, n)
+    shape = arrays.shape_of(size)
+    k = 1 if shape is None else int(np.prod(shape, dtype=np.int64))
+    item_shape = () if values is None else values.shape[1:]
+    dtype = np.int64 if values is None else values.dtype
+    if out is not None:
+        full = (shape or ()) + item_shape
+        if size is None:
+            shape = out.shape[:out.ndim - len(item_shape)]
+            k = int(np.prod(shape, dtype=np.int64))
+            full = out.shape
+        target, _ = arrays.output(full, out, dtype)
+        for name, other in (("population", values), ("weights", weights)):
+            if isinstance(other, np.ndarray) and np.shares_memory(target, other):
+                raise ValueError(f"out must not share memory with {name}")
+    if n == 0 and k > 0:
+        raise ValueError("cannot sample from an empty population")
+    if replace:
+        if w is None:
+            index, nxt = distributions.integers(stream, 0, max(n, 1), k, threads=threads)
+        else:
+            index, nxt = distributions.choice(stream, AliasTable(w), k, threads=threads)
+    else:
+        available = n if w is None else int(np.count_nonzero(w))
+        if k > available:
+            what = "members" if w is None else "members with non-zero weight"
+            raise ValueError(f"cannot take {k} without replacement from {available} {what}")
+        order, nxt = _keys_order(stream, n, w, threads)
+        index = order[:k]
+    chosen = index.astype(np.int64) if values is None else values[index]
+    chosen = chosen.reshape((shape or ()) + item_shape) if shape is not None else chosen[0]
+    if out is not None:
+        out[...] = chosen
+        return out, nxt
+    return chosen, nxt

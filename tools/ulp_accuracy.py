@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""Measure the accuracy of ``tandem.core.fmath`` in ulps, on big input sets.
+
+For each function and input set it prints one row of a markdown table: the
+maximum and mean error in ulps of the exact result, and the share of
+results equal to the reference rounded to float64 (correctly rounded, up to
+the reference's own error).  ``tests/test_fmath.py`` pins the same bounds on
+smaller sets.
+
+The reference is NumPy's ``longdouble`` where that is x87 extended precision
+(64-bit mantissa): ``np.log``, ``np.exp``, ``np.sin`` and ``np.cos`` on
+longdouble arrays, with the argument of sin and cos reduced exactly in
+u-space first.  The script first measures that reference against mpmath at
+40 digits on a sample and prints its error in float64 ulps.
+
+Usage::
+
+    python tools/ulp_accuracy.py                 # the table (a few minutes)
+    python tools/ulp_accuracy.py --quick         # 16x fewer inputs
+    python tools/ulp_accuracy.py --throughput    # M evaluations/s, one thread
+    python tools/ulp_accuracy.py --coefficients  # re-derive the polynomials
+
+``--coefficients`` recomputes the polynomial coefficients of
+``tandem/core/fmath.py`` (Chebyshev interpolation with mpmath at 60 digits,
+rounded to float64), prints them and says whether they equal the constants
+in the module.
+"""
+
+import argparse
+import sys
+import time
+
+import mpmath as mp
+import numba
+import numpy as np
+
+from tandem import core
+from tandem.core import fmath
+
+LD = np.longdouble
+CHUNK = 2**22
+
+
+def _loops():
+    core.register()
+    log64, exp64, sincos2pi64 = fmath.log64, fmath.exp64, fmath.sincos2pi64
+
+    @numba.njit
+    def log_loop(x, out):
+        for i in range(x.size):
+            out[i] = log64(x[i])
+
+    @numba.njit
+    def exp_loop(x, out):
+        for i in range(x.size):
+            out[i] = exp64(x[i])
+
+    @numba.njit
+    def sincos_loop(u, s, c):
+        for i in range(u.size):
+            s[i], c[i] = sincos2pi64(u[i])
+
+    return log_loop, exp_loop, sincos_loop
+
+
+LOG_LOOP, EXP_LOOP, SINCOS_LOOP = _loops()
+
+
+def ours(name, x):
+    """Our function over the array ``x``: a dict name -> float64 array."""
+    if name == "log64":
+        out = np.empty_like(x)
+        LOG_LOOP(x, out)
+        return {"log64": out}
+    if name == "exp64":
+        out = np.empty_like(x)
+        EXP_LOOP(x, out)
+        return {"exp64": out}
+    s, c = np.empty_like(x), np.empty_like(x)
+    SINCOS_LOOP(x, s, c)
+    return {"sin": s, "cos": c}
+
+
+def reference(name, x):
+    """The longdouble reference, same keys as :func:`ours`."""
+    xl = x.astype(LD)
+    if name == "log64":
+        return {"log64": np.log(xl)}
+    if name == "exp64":
+        return {"exp64": np.exp(xl)}
+    n = np.rint(4 * xl)
+    t = xl - n / 4  # exact
+    a = (8 * np.arctan(LD(1))) * t  # |a| <= pi/4
+    s, c = np.sin(a), np.cos(a)
+    q = n.astype(np.int64) % 4
+    quadrant = [q == 0, q == 1, q == 2, q == 3]
+    sin = np.select(quadrant, [s, c, -s, -c])
+    cos = np.select(quadrant, [c, -s, -c, s])
+    return {"sin": sin, "cos": cos}
+
+
+def mp_reference(name, v):
+    """mpmath at 40 digits, same keys as :func:`ours`."""
+    v = mp.mpf(float(v))
+    if name == "log64":
+        return {"log64": mp.log(v)}
+    if name == "exp64":
+        return {"exp64": mp.exp(v)}
+    return {"sin": mp.sinpi(2 * v), "cos": mp.cospi(2 * v)}
+
+
+def ulp_errors(y, ref):
+    """|y - ref| in ulps of ref (float64 ulps; ref as longdouble)."""
+    _, e = np.frexp(ref)
+    ulp = np.ldexp(LD(1), e - 53)
+    err = np.abs((y.astype(LD) - ref) / np.where(ref == 0, 1, ulp))
+    return np.where(ref == 0, np.where(y == 0, 0.0, np.inf), err).astype(np.float64)
+
+
+def _ld_to_mpf(v):
+    """A longdouble as an mpf, exactly (its mantissa as two doubles)."""
+    m, e = np.frexp(v)
+    hi = float(m)
+    return mp.ldexp(mp.mpf(hi) + mp.mpf(float(m - LD(hi))), int(e))
+
+
+def check_reference(samples):
+    """Max error of the longdouble reference vs mpmath, in float64 ulps."""
+    mp.mp.dps = 40
+    rng = np.random.default_rng(7)
+    sets = {
+        "log64": (rng.integers(1, 2**53, samples) * 2.0**-53),
+        "exp64": rng.uniform(-708, 709, samples),
+        "sincos2pi64": rng.integers(0, 2**53, samples) * 2.0**-53,
+    }
+    worst = {}
+    for name, x in sets.items():
+        ref = reference(name, x)
+        for key in ref:
+            exact = [mp_reference(name, v)[key] for v in x]
+            errs = []
+            for r, ex in zip(ref[key], exact):
+                if ex == 0:
+                    continue
+                ulp = mp.mpf(2) ** (mp.floor(mp.log(abs(ex), 2)) - 52)
+                errs.append(float(abs(_ld_to_mpf(r) - ex) / ulp))
+            worst[key] = max(errs)
+    return worst
+
+
+def input_sets(scale):
+    """(function, description, generator of input chunks, count)."""
+    rng = np.random.default_rng(20240601)
+    n24 = 2**24 // scale
+    n22 = 2**22 // scale
+
+    def all24():
+        step = scale
+        for start in range(0, 2**24, CHUNK):
+            w = np.arange(start, min(start + CHUNK, 2**24), step, dtype=np.float64)
+            yield (w + 1) * 2.0**-24
+
+    def sub32():
+        w = np.sort(rng.choice(2**32, n24, replace=False)).astype(np.float64)
+        w[:2] = 0, 2**32 - 1
+        for i in range(0, w.size, CHUNK):
+            yield (w[i:i + CHUNK] + 1) * 2.0**-32
+
+    def rand53(lo):
+        def gen():
+            for i in range(0, n24, CHUNK):
+                m = rng.integers(0, 2**53, min(CHUNK, n24 - i), dtype=np.uint64)
+                m[:2] = 0, 2**53 - 1
+                yield (m + lo).astype(np.float64) * 2.0**-53
+        return gen
+
+    def normals():
+        for i in range(0, n22, CHUNK):
+            k = min(CHUNK, n22 - i)
+            bits = rng.integers(0x0010000000000000, 0x7FF0000000000000, k, dtype=np.uint64)
+            yield bits.view(np.float64)
+
+    def uniform(a, b):
+        def gen():
+            for i in range(0, n22, CHUNK):
+                x = rng.uniform(a, b, min(CHUNK, n22 - i))
+                x[:2] = a, b
+                yield x
+        return gen
+
+    def all24_from0():
+        for start in range(0, 2**24, CHUNK):
+            yield np.arange(start, min(start + CHUNK, 2**24), scale, dtype=np.float64) * 2.0**-24
+
+    return [
+        ("log64", "all (w+1) 2^-24", all24, n24),
+        ("log64", "(w+1) 2^-32, random w", sub32, n24),
+        ("log64", "(m+1) 2^-53, random m", rand53(1), n24),
+        ("log64", "positive normals, random bits", normals, n22),
+        ("exp64", "uniform [-40, 0]", uniform(-40.0, 0.0), n22),
+        ("exp64", "uniform [-708, 709]", uniform(-708.0, 709.0), n22),
+        ("sincos2pi64", "all k 2^-24", all24_from0, n24),
+        ("sincos2pi64", "m 2^-53, random m", rand53(0), n24),
+    ]
+
+
+def measure(scale):
+    rows = []
+    for name, description, chunks, count in input_sets(scale):
+        stats = {}
+        for x in chunks():
+            got, ref = ours(name, x), reference(name, x)
+            for key in got:
+                err = ulp_errors(got[key], ref[key])
+                exact = got[key] == ref[key].astype(np.float64)
+                m, s, c, n = stats.get(key, (0.0, 0.0, 0, 0))
+                stats[key] = (max(m, err.max()), s + err.sum(), c + int(exact.sum()), n + x.size)
+        for key, (m, s, c, n) in stats.items():
+            rows.append((key, description, n, m, s / n, c / n))
+    return rows
+
+
+def throughput():
+    rng = np.random.default_rng(1)
+    n = 2**22
+    u = (rng.integers(0, 2**53, n) + 1) * 2.0**-53
+    x = rng.uniform(-40, 0, n)
+    out, out2 = np.empty(n), np.empty(n)
+
+    def rate(fn, *args):
+        fn(*args)
+        best = min(_timed(fn, *args) for _ in range(7))
+        return n / best / 1e6
+
+    rows = [
+        ("log64", rate(LOG_LOOP, u, out), "np.log", rate(np.log, u, out)),
+        ("exp64", rate(EXP_LOOP, x, out), "np.exp", rate(np.exp, x, out)),
+        ("sincos2pi64", rate(SINCOS_LOOP, u, out, out2), "np.sin",
+         rate(np.sin, u * (2 * np.pi), out)),
+        ("", None, "np.sin + np.cos", rate(lambda v, a, b: (np.sin(v, a), np.cos(v, b)),
+                                           u * (2 * np.pi), out, out2)),
+    ]
+    print(f"n = {n} float64, one thread, best of 7\n")
+    print("| function | M/s | NumPy | M/s |")
+    print("| --- | --- | --- | --- |")
+    for a, ra, b, rb in rows:
+        print(f"| {a} | {'' if ra is None else f'{ra:.0f}'} | {b} | {rb:.0f} |")
+
+
+def _timed(fn, *args):
+    t = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - t
+
+
+def derive_coefficients():
+    """The polynomial coefficients of fmath, lowest degree first, as float64."""
+    mp.mp.dps = 60
+    s_max = (mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)
+    margin = 1 + mp.mpf(2) ** -40
+    a, b = mp.pi / 2, -mp.pi**2 / 8
+
+    def log_q(z):  # atanh(s) = s + s**3 Q(s**2)
+        s = mp.sqrt(z)
+        return (mp.atanh(s) - s) / s**3 if z else mp.mpf(1) / 3
+
+    def exp_q(r):  # exp(r) = 1 + r + r**2 Q(r)
+        return (mp.expm1(r) - r) / r**2 if r else mp.mpf(1) / 2
+
+    p0 = -a**3 / 6
+
+    def sin_p1(z):  # sin(pi/2 w) = A w + P0 w**3 + w**5 P1(w**2)
+        w = mp.sqrt(z)
+        return (mp.sin(a * w) / w - a - p0 * z) / z**2 if z else a**5 / 120
+
+    def cos_r(z):  # cos(pi/2 w) = 1 + B w**2 + w**4 R(w**2)
+        w = mp.sqrt(z)
+        return (mp.cos(a * w) - 1 - b * z) / z**2 if z else a**4 / 24
+
+    half_ln2 = mp.log(2) / 2 * margin
+    specs = {
+        "_LOG_Q": (log_q, (0, s_max**2 * margin), 7),
+        "_EXP_Q": (exp_q, (-half_ln2, half_ln2), 10),
+        "_SIN_P1": (sin_p1, (0, mp.mpf(1) / 4), 5),
+        "_COS_R": (cos_r, (0, mp.mpf(1) / 4), 6),
+    }
+    result = {}
+    for name, (f, interval, degree) in specs.items():
+        c = mp.chebyfit(f, list(interval), degree + 1)  # highest degree first
+        coefficients = tuple(float(v) for v in reversed(c))
+        grid = [interval[0] + (interval[1] - interval[0]) * i / 1000 for i in range(1001)]
+        error = max(abs(mp.polyval(list(reversed(coefficients)), x) - f(x)) for x in grid)
+        result[name] = (coefficients, float(mp.log(error, 2)))
+    return result
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="16x fewer inputs")
+    parser.add_argument("--throughput", action="store_true", help="only the throughput table")
+    parser.add_argument("--coefficients", action="store_true",
+                        help="only re-derive the polynomial coefficients")
+    args = parser.parse_args(argv)
+    if args.coefficients:
+        same = True
+        for name, (coefficients, log2_error) in derive_coefficients().items():
+            match = coefficients == getattr(fmath, name)
+            same &= match
+            print(f"{name} = {coefficients!r}\n    # max |error| 2**{log2_error:.1f}; "
+                  f"{'equals' if match else 'DIFFERS FROM'} fmath.{name}")
+        return 0 if same else 1
+    if args.throughput:
+        throughput()
+        return 0
+    if np.finfo(LD).nmant < 63:
+        print("numpy.longdouble is not x87 extended precision here: no reference", file=sys.stderr)
+        return 1
+    worst = check_reference(500 if args.quick else 2000)
+    print("Reference (longdouble) vs mpmath, 40 digits, max error in float64 ulps: "
+          + ", ".join(f"{k} {v:.2e}" for k, v in worst.items()) + "\n")
+    print("| function | input set | inputs | max ulp | mean ulp | correctly rounded |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for key, description, n, worst_ulp, mean, share in measure(16 if args.quick else 1):
+        print(f"| {key} | {description} | {n} | {worst_ulp:.3f} | {mean:.3f} "
+              f"| {100 * share:.3f} % |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
