@@ -24,7 +24,8 @@ def _exact_implied(table):
     """The probability of each index, in exact arithmetic, columns equally likely."""
     n = table.n
     p = [Fraction(0)] * n
-    for column, (keep, alias) in enumerate(table.table.tolist()):
+    for column, (keep, alias) in enumerate(zip(table.thresholds().tolist(),
+                                               table.aliases().tolist())):
         p[column] += Fraction(keep, 2**32 * n)
         p[alias] += Fraction(2**32 - keep, 2**32 * n)
     return p
@@ -34,8 +35,10 @@ def _exact_implied(table):
 def test_implied_probabilities_within_2_to_minus_32(name):
     w = np.asarray(WEIGHTS[name], dtype=np.float64)
     table = tandem.AliasTable(w)
-    assert table.n == len(w) and table.table.shape == (len(w), 2)
-    assert (table.table[:, 0] <= 2**32).all() and (table.table[:, 1] < len(w)).all()
+    assert table.n == len(w) and table.table.shape == (len(w),)
+    assert (table.aliases() < len(w)).all()
+    full = table.thresholds() == 2**32 - 1
+    assert (table.aliases()[full] == np.flatnonzero(full)).all()
     total = sum(Fraction(x) for x in w.tolist())
     implied = _exact_implied(table)
     worst = max(abs(p - Fraction(x) / total) for p, x in zip(implied, w.tolist()))
@@ -64,8 +67,8 @@ def test_choice_matches_the_lookup_rule():
     assert end == end_bits
     for i, x in zip(idx.tolist(), d.tolist()):
         column, within = divmod(x * 5, 2**64)
-        keep = within >> 32 < int(table.table[column, 0])
-        assert i == (column if keep else int(table.table[column, 1]))
+        keep = within >> 32 < int(table.thresholds()[column])
+        assert i == (column if keep else int(table.aliases()[column]))
     assert 3 not in idx.tolist()
 
 

@@ -111,42 +111,48 @@ class AliasTable:
     Parameters
     ----------
     weights : array_like of real, shape (n,)
-        Non-negative and finite, not all zero.
+        Non-negative and finite, not all zero; ``n < 2**32``.
 
     Attributes
     ----------
     n : int
         The number of categories.
-    table : numpy.ndarray of uint64, shape (n, 2)
-        Row ``c``: column ``c``'s threshold in ``[0, 2**32]`` and its alias.
+    table : numpy.ndarray of uint64, shape (n,)
+        Column ``c``: its threshold ``T`` in the high 32 bits and its alias
+        in the low 32 bits (a full column has ``T = 2**32 - 1`` and aliases
+        itself).  One 8-byte word per column keeps a draw to one memory read.
         Read-only.
     index_dtype : numpy.dtype
-        ``uint32`` when ``n < 2**32``, else ``int64``: the dtype of drawn indices.
+        ``uint32``, the dtype of drawn indices.
 
     Notes
     -----
-    Each column holds an integer mass of ``2**32`` (``2**(64 - n.bit_length())``
-    when ``n >= 2**32``); the weights are rounded to integer masses that sum
-    exactly to ``n`` columns, so every implied probability
-    (:meth:`probabilities`) is within ``1 / (n * 2**32)`` of its weight's share.
-    The draw itself adds at most ``n / 2**64`` (see ``docs/spec.md``).
+    Each column holds an integer mass of ``2**32``; the weights are rounded
+    to integer masses that sum exactly to ``n`` columns, so every implied
+    probability (:meth:`probabilities`) is within ``1 / (n * 2**32)`` of its
+    weight's share.  The draw itself adds at most ``n / 2**64`` (see
+    ``docs/spec.md``).
 
     Guaranteed across versions: the table of every weight vector.
     """
 
+    index_dtype = np.dtype(np.uint32)
+
     def __init__(self, weights):
         n = np.asarray(weights).size
-        capacity_bits = min(THRESHOLD_BITS, 64 - n.bit_length())
-        capacity = 1 << capacity_bits
+        if n >= 2**32:
+            raise ValueError(f"weights must have fewer than 2**32 entries, got {n}")
+        capacity = 1 << THRESHOLD_BITS
         mass = integer_masses(weights, capacity)
         threshold = np.empty(n, np.uint64)
         alias = np.empty(n, np.uint64)
         _vose_compiled()(mass, np.uint64(capacity), threshold, alias)
-        table = np.stack([threshold << np.uint64(THRESHOLD_BITS - capacity_bits), alias], 1)
+        # A full column (T = 2**32) aliases itself, so T = 2**32 - 1 draws alike.
+        threshold = np.minimum(threshold, np.uint64(capacity - 1))
+        table = (threshold << np.uint64(32)) | alias
         table.flags.writeable = False
         self.n = n
         self.table = table
-        self.index_dtype = np.dtype(np.uint32 if n < 2**32 else np.int64)
 
     def __len__(self):
         return self.n
@@ -154,9 +160,17 @@ class AliasTable:
     def __repr__(self):
         return f"AliasTable(n={self.n})"
 
+    def thresholds(self):
+        """Each column's threshold ``T`` (uint64; ``2**32 - 1`` for a full column)."""
+        return self.table >> np.uint64(32)
+
+    def aliases(self):
+        """Each column's alias (uint64)."""
+        return self.table & np.uint64(0xFFFFFFFF)
+
     def probabilities(self):
         """The probability of each index that the table implies (float64)."""
-        keep = self.table[:, 0].astype(np.float64) * 2.0**-THRESHOLD_BITS
+        keep = self.thresholds().astype(np.float64) * 2.0**-THRESHOLD_BITS
         p = keep.copy()
-        np.add.at(p, self.table[:, 1].astype(np.intp), 1.0 - keep)
+        np.add.at(p, self.aliases().astype(np.intp), 1.0 - keep)
         return p / self.n

@@ -44,7 +44,7 @@ class FillSpec:
         Four key words of the continuation streams (zeros when the map never
         rejects).
     table : numpy.ndarray or None
-        A uint64 lookup table (the alias table of ``choice``).
+        A uint64 lookup table (the packed alias table of ``choice``).
     """
 
     kind: str

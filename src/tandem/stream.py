@@ -248,8 +248,7 @@ class Stream:
     def choice(self, table, size=None, *, out=None, threads=None):
         """Indices drawn from a :class:`tandem.AliasTable`: ``(indices, next stream)``.
 
-        One 64-bit draw per index; uint32 indices (int64 when the table has
-        ``2**32`` or more categories).
+        One 64-bit draw per index; uint32 indices.
         """
         from . import distributions
 

@@ -51,7 +51,7 @@ _TILE_BLOCKS = 32  # blocks per branch-free tile
 
 # -- value maps: (lo, hi, params, table) -> (value, accepted) ---------------
 # ``params`` is a 3-tuple of uint64 (floats travel as their bits), ``table`` a
-# uint64 array (shape (n, 2) for choice, unused by the rest); ``hi`` is unused
+# uint64 array (the alias table of choice, unused by the rest); ``hi`` is unused
 # by one-word maps.
 
 def _inline(fn):
@@ -321,7 +321,7 @@ def _threads(threads):
         numba.set_num_threads(previous)
 
 
-_NO_TABLE = np.zeros((0, 2), dtype=np.uint64)
+_NO_TABLE = np.zeros(0, dtype=np.uint64)
 
 
 def _args(spec, stream):

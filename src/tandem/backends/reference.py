@@ -152,7 +152,8 @@ def _exponential32(w, params, table):
 def _choice(d, params, table):
     n = int(params[0])
     column, within = divmod(d * n, 2**64)
-    return column if within >> 32 < int(table[column, 0]) else int(table[column, 1])
+    entry = int(table[column])
+    return column if within >> 32 < entry >> 32 else entry & 0xFFFFFFFF
 
 
 def _normal64_fast(d):
