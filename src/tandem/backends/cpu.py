@@ -47,6 +47,7 @@ U64 = np.uint64
 _ZERO = U64(0)
 _CHUNK_BLOCKS = 1 << 12  # blocks per prange iteration: 16 Ki words
 _TILE_BLOCKS = 32  # blocks per branch-free tile
+_NAN_OR_ONE = np.array([np.nan, 1.0])  # indexed by an accepted flag
 
 
 # -- value maps: (lo, hi, params, table) -> (value, accepted) ---------------
@@ -108,8 +109,10 @@ def _map_bernoulli(lo, hi, params, table):
 @_inline
 def _map_normal64(lo, hi, params, table):
     z, accepted = normal64_fast(lo, hi)
-    value = fma(z, _as_float(params[0]), _as_float(params[1]))
-    return (value if accepted else np.nan), accepted
+    # NaN marks a miss for the mending pass (see _make_kernels); a branch here
+    # would trip Numba's SSA check after inlining.
+    value = fma(z, _as_float(params[0]), _as_float(params[1])) * _NAN_OR_ONE[U64(accepted)]
+    return value, accepted
 
 
 @_inline
