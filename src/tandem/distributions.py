@@ -149,10 +149,15 @@ def bits_at(stream, index, *, dtype=np.uint32, threads=None, backend="cpu"):
 
 # -- uniform reals -----------------------------------------------------------
 
-def _random_spec(dtype, interval):
+def _real_dtype(dtype):
     dtype = np.dtype(dtype)
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be float32 or float64, got {dtype}")
+    return dtype
+
+
+def _random_spec(dtype, interval):
+    dtype = _real_dtype(dtype)
     if interval not in _INTERVALS:
         raise ValueError(f"interval must be '[0,1)' or '(0,1]', got {interval!r}")
     kind = "uniform32" if dtype == np.float32 else "uniform64"
@@ -264,13 +269,6 @@ def _scale(scale):
     if scale <= 0:
         raise ValueError(f"scale must be positive, got {scale}")
     return scale
-
-
-def _real_dtype(dtype):
-    dtype = np.dtype(dtype)
-    if dtype not in (np.float32, np.float64):
-        raise TypeError(f"dtype must be float32 or float64, got {dtype}")
-    return dtype
 
 
 def _normal_spec(stream, loc, scale, dtype):
