@@ -15,6 +15,8 @@ The tables are in :mod:`tandem.core.ziggurat_tables`; the math functions in
 Guaranteed across versions: every value for every draw.
 """
 
+import math
+
 import numpy as np
 
 from ._marks import inline
@@ -97,7 +99,7 @@ def normal_pair(even, odd):
     odd word's the sine.
     """
     log_u = log64((word_float(even) + 1.0) * _WORD_ULP)
-    r = np.sqrt(0.0 - (log_u + log_u))
+    r = math.sqrt(0.0 - (log_u + log_u))
     s, c = sincos2pi64(word_float(odd) * _WORD_ULP)
     return r * c, r * s
 
