@@ -253,8 +253,9 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks):
                         all_accepted &= a0 & a1
                 if not all_accepted:
                     for e in range(head + per_block * t, head + per_block * t_end):
-                        if nan_marks and not np.isnan(out[e]):
-                            continue
+                        if nan_marks:
+                            if not np.isnan(out[e]):
+                                continue
                         w = start + U64(width * e)
                         out[e] = element(generator, k0, k1, k2, k3, lane, w, params, table,
                                          r0, r1, r2, r3)
