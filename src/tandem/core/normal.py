@@ -17,8 +17,6 @@ Guaranteed across versions: every value for every draw.
 
 import math
 
-import numpy as np
-
 from ._marks import inline
 from .addressing import join64, pair_at
 from .bijections import U64
