@@ -15,41 +15,20 @@ CUDA backend must do the same way:
 * ``np.divide`` on scalars needs a CUDA overload (``a / b``), and
   ``np.sqrt`` is not a CUDA ufunc here (core uses ``math.sqrt``).
 
+:func:`tandem.core.register_cuda` now does all of that.
+
 Its last part, a CuPy RawKernel (``curand_init(seed, lane, offset)`` then
 ``curand()``), gave the same words as ``Philox(seed, lane=lane).at(offset)``
 for (0, 0, 0), (123456, 7, 5), (2**64 - 1, 2**64 - 1, 2**64 - 9) and
 (987654321987, 3, 2**40 + 3).
 """
-import importlib, traceback
+import traceback
 import numpy as np
 from numba import cuda
-from numba.cuda import extending as cx
 import tandem
 from tandem import core
-core.register()
+core.register_cuda()
 from tandem.core import fmath
-for name in core._MODULES:
-    module = importlib.import_module(f"tandem.core.{name}")
-    for value in list(vars(module).values()):
-        if callable(value) and getattr(value, "__module__", None) == module.__name__:
-            if getattr(value, "__tandem_lowered__", False):
-                continue
-            cx.register_jitable(value)
-
-from numba.core import types as _t
-
-@cx.overload(np.divide, target="cuda")
-def _div_cuda(a, b):
-    if isinstance(a, _t.Float) and isinstance(b, _t.Float):
-        def impl(a, b):
-            return a / b
-        return impl
-
-@cx.overload(fmath.fma, target="cuda")
-def _fma_cuda(a, b, c):
-    def impl(a, b, c):
-        return cuda.fma(np.float64(a), np.float64(b), np.float64(c))
-    return impl
 
 from tandem.core.addressing import philox_block_at
 from tandem.core.normal import normal64_fast, normal_pair, exponential64, exponential_word

@@ -18,26 +18,52 @@ with Numba (``register_jitable``), which imports Numba; importing
 import importlib
 
 _MODULES = ("bijections", "derivation", "addressing", "uniform", "fmath", "normal", "choice")
-_registered = False
+_registered = set()
 
 
-def register():
-    """Make every core function callable from Numba-compiled code (idempotent)."""
-    global _registered
-    if _registered:
-        return
-    from numba.extending import register_jitable
-
+def _core_functions():
+    """Every core function with its marks: (function, inline, lowered)."""
     for name in _MODULES:
         module = importlib.import_module(f"{__name__}.{name}")
         for value in vars(module).values():
             if callable(value) and getattr(value, "__module__", None) == module.__name__:
-                if getattr(value, "__tandem_lowered__", False):
-                    continue  # implemented for Numba in _lowering
-                how = "always" if getattr(value, "__tandem_inline__", False) else "never"
-                register_jitable(inline=how)(value)
+                yield (value, getattr(value, "__tandem_inline__", False),
+                       getattr(value, "__tandem_lowered__", False))
+
+
+def register():
+    """Make every core function callable from Numba-compiled CPU code (idempotent)."""
+    if "cpu" in _registered:
+        return
+    from numba.extending import register_jitable
+
+    for fn, inline, lowered in _core_functions():
+        if not lowered:  # the lowered ones are implemented in _lowering
+            register_jitable(inline="always" if inline else "never")(fn)
     importlib.import_module(f"{__name__}._lowering")
-    _registered = True
+    _registered.add("cpu")
+
+
+def register_cuda():
+    """Make every core function callable from ``numba.cuda.jit`` code (idempotent).
+
+    numba-cuda keeps typing registries of its own, so the functions are
+    registered there too, and ``fma`` and scalar ``np.divide`` get CUDA
+    lowerings (:func:`tandem.core._lowering.lower_cuda`).  Needs the
+    ``cuda`` extra.
+    """
+    if "cuda" in _registered:
+        return
+    register()
+    from numba.cuda.extending import register_jitable
+
+    from ._lowering import lower_cuda
+
+    for fn, _, lowered in _core_functions():
+        if not lowered:
+            register_jitable(fn)
+    lower_cuda()
+    _registered.add("cuda")
 
 
 def __getattr__(name):
