@@ -83,16 +83,21 @@ def words(generator, key, lane, positions):
     return np.take_along_axis(blocks, j[..., None], -1)[..., 0].astype(np.uint64)
 
 
-# -- value maps: (lo, hi, params) -> (values, accepted) ----------------------
+# -- value maps: (lo, hi, params, table) -> (values, accepted) ----------------
 
 def _all(x):
     return np.ones(x.shape, dtype=bool)
 
 
+def _joined(lo, hi):
+    """The 64-bit draws of word arrays ``lo`` and ``hi``, as a flat list of ints."""
+    return [int(h) << 32 | int(l) for l, h in zip(lo.ravel().tolist(), hi.ravel().tolist())]
+
+
 def _integers64(lo, hi, params, table):
     low, span, threshold = (int(p) for p in params)
     span = span or 2**64
-    d = [int(h) << 32 | int(l) for l, h in zip(lo.tolist(), hi.tolist())]
+    d = _joined(lo, hi)
     values = np.array([(low + (x * span >> 64)) % 2**64 for x in d], dtype=np.uint64)
     accepted = np.array([(x * span) % 2**64 >= threshold for x in d], dtype=bool)
     return values.reshape(lo.shape), accepted.reshape(lo.shape)
@@ -130,7 +135,7 @@ def _as_float(bits):
 def _elementwise(fn):
     """A map of one-word or 64-bit draws from ``fn(draw, params, table) -> value``."""
     def value_map(lo, hi, params, table):
-        draws = [int(h) << 32 | int(l) for l, h in zip(lo.tolist(), hi.tolist())]
+        draws = _joined(lo, hi)
         values = np.array([fn(d, params, table) for d in draws])
         return values.reshape(lo.shape), _all(lo)
 
@@ -164,7 +169,7 @@ def _normal64_fast(d):
 
 
 def _normal64(lo, hi, params, table):
-    d = [int(h) << 32 | int(l) for l, h in zip(lo.tolist(), hi.tolist())]
+    d = _joined(lo, hi)
     values, accepted = zip(*(_normal64_fast(x) for x in d))
     scale, loc = _as_float(params[0]), _as_float(params[1])
     values = [float(fmath.fma(v, scale, loc)) for v in values]
@@ -202,7 +207,7 @@ def _continuation(spec, generator, g):
     for start in itertools.count(0, 32):
         positions = np.arange(start, start + 32, 2, dtype=np.uint64)
         lo, hi = _draws(generator, spec.retry_key, g, positions, 2)
-        yield from (int(h) << 32 | int(l) for l, h in zip(lo.tolist(), hi.tolist()))
+        yield from _joined(lo, hi)
 
 
 def _scaled(spec, z):
