@@ -80,7 +80,7 @@ def test_bad_threefry_seed_and_key():
     (lambda: S.sample(5, weights=[1, -2, 0, 0, 0]), ValueError, "non-negative"),
     (lambda: S.sample(0, size=1), ValueError, "empty population"),
     (lambda: S.sample(-1), ValueError, "population"),
-    (lambda: S.shuffle([1, 2, 3]), TypeError, "numpy.ndarray"),
+    (lambda: S.shuffle([1, 2, 3]), TypeError, "NumPy or CuPy array"),
     (lambda: tandem.Generator(S).choice(np.arange(3), axis=1), ValueError, "axis"),
 ])
 def test_bad_arguments(call, error, match):
@@ -116,9 +116,16 @@ def test_read_only_out_is_refused():
     assert np.all(out == 7.0)
 
 
-def test_out_must_be_an_ndarray():
-    with pytest.raises(TypeError, match="numpy.ndarray"):
+def test_out_must_be_an_array():
+    with pytest.raises(TypeError, match="NumPy or CUDA array"):
         S.random(out=[0.0, 0.0])
+
+
+def test_bad_device():
+    with pytest.raises(ValueError, match="device must be"):
+        S.random(3, device="gpu")
+    with pytest.raises(ValueError, match="out is on the cpu"):
+        S.random(out=np.zeros(3), device="cuda")
 
 
 @pytest.mark.parametrize("call", [

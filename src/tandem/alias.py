@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from .arrays import to_host
+
 #: Draws resolve a column's threshold to 1 / 2**32 (the top 32 bits of the
 #: within-column word are compared with it).
 THRESHOLD_BITS = 32
@@ -61,7 +63,7 @@ def _vose_compiled():
 def check_weights(weights):
     """``weights`` as float64 after the checks, divided by the largest, and
     their exactly rounded sum."""
-    w = np.asarray(weights)
+    w = to_host(weights)
     if w.dtype == object or not (np.issubdtype(w.dtype, np.floating)
                                  or np.issubdtype(w.dtype, np.integer)
                                  or w.dtype == np.bool_):
@@ -111,7 +113,8 @@ class AliasTable:
     Parameters
     ----------
     weights : array_like of real, shape (n,)
-        Non-negative and finite, not all zero; ``n < 2**32``.
+        Non-negative and finite, not all zero; ``n < 2**32``.  They may
+        live on a GPU (any array with ``__cuda_array_interface__``).
 
     Attributes
     ----------
@@ -133,13 +136,20 @@ class AliasTable:
     weight's share.  The draw itself adds at most ``n / 2**64`` (see
     ``docs/spec.md``).
 
+    The construction (Vose's pairing of small and large columns) is
+    sequential, and a different pairing would draw different indices, so
+    weights on a GPU are copied to the host once and the table is built
+    there; the CUDA backend uploads the packed table on first use and keeps
+    it for the table's lifetime.
+
     Guaranteed across versions: the table of every weight vector.
     """
 
     index_dtype = np.dtype(np.uint32)
 
     def __init__(self, weights):
-        n = np.asarray(weights).size
+        weights = to_host(weights)
+        n = weights.size
         if n >= 2**32:
             raise ValueError(f"weights must have fewer than 2**32 entries, got {n}")
         capacity = 1 << THRESHOLD_BITS

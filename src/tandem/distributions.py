@@ -8,6 +8,7 @@ backend.  ``docs/spec.md`` states each rule to the bit.
 
 from __future__ import annotations
 
+import importlib
 import math
 import numbers
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ import numpy as np
 
 from . import arrays
 from .alias import AliasTable
+from .core.normal import FAST_TABLE
 from .stream import POSITION_LIMIT, Stream, _derive_split
 
 #: Purposes of the continuation streams of rejected draws.
@@ -25,6 +27,7 @@ PURPOSE_NORMAL64 = "tandem.normal64"
 _WIDTH = {"bits32": 1, "bits64": 2, "bitsbool": 1, "uniform32": 1, "uniform64": 2,
           "integers32": 1, "integers64": 2, "bernoulli": 2, "normal32": 1, "normal64": 2,
           "exponential32": 1, "exponential64": 2, "choice": 2}
+_BACKENDS = ("cpu", "cuda", "reference")
 _INTERVALS = {"[0,1)": 0, "(0,1]": 1}
 _INTEGER_DTYPES = tuple(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64,
                                               np.uint8, np.uint16, np.uint32, np.uint64))
@@ -44,7 +47,8 @@ class FillSpec:
         Four key words of the continuation streams (zeros when the map never
         rejects).
     table : numpy.ndarray or None
-        A uint64 lookup table (the packed alias table of ``choice``).
+        A uint64 lookup table: the packed alias table of ``choice``, the
+        ziggurat's tables of ``normal64``.
     """
 
     kind: str
@@ -59,15 +63,9 @@ class FillSpec:
 
 
 def _backend(name):
-    if name == "cpu":
-        from .backends import cpu
-
-        return cpu
-    if name == "reference":
-        from .backends import reference
-
-        return reference
-    raise ValueError(f"backend must be 'cpu' or 'reference', got {name!r}")
+    if name not in _BACKENDS:
+        raise ValueError(f"backend must be one of {_BACKENDS}, got {name!r}")
+    return importlib.import_module(f".backends.{name}", __package__)
 
 
 def _check_stream(stream):
@@ -92,34 +90,37 @@ def _retry_key(stream, purpose):
     return key + (0,) * (4 - len(key))
 
 
-def _run(stream, spec, size, out, dtype, threads, backend):
-    """Fill ``size`` or ``out`` with ``spec`` from ``stream``: (values, next stream)."""
+def _run(stream, spec, size, out, dtype, threads, device, backend):
+    """Fill ``size`` or ``out`` with ``spec`` from ``stream``: (values, next stream).
+
+    ``backend`` None means the device's own (``cpu`` or ``cuda``).
+    """
     _check_stream(stream)
     _check_threads(threads)
-    target, scalar = arrays.output(size, out, dtype)
+    target = arrays.output(size, out, dtype, device)
     start = _start(stream, spec.width)
-    end = start + spec.width * target.size
+    end = start + spec.width * target.flat.size
     if end > POSITION_LIMIT:
         raise ValueError(
             f"the fill needs words up to {end}, past the end of the lane (2**64 words)")
-    if target.size:
-        _backend(backend).fill(spec, stream.at(start), target.reshape(-1), threads)
-    nxt = stream.at(end)
-    return (target[0] if scalar else target), nxt
+    if target.flat.size:
+        _backend(backend or target.device).fill(spec, stream.at(start), target.flat, threads)
+    return target.result(), stream.at(end)
 
 
-def _run_at(stream, spec, index, dtype, threads, backend):
+def _run_at(stream, spec, index, dtype, threads, device, backend):
     """Elements ``index`` of the fill of ``spec`` that starts at ``stream``."""
     _check_stream(stream)
     _check_threads(threads)
-    flat, shape = arrays.index_array(index)
+    flat, shape, device = arrays.index_array(index, device)
     start = _start(stream, spec.width)
     if flat.size and start + spec.width * (int(flat.max()) + 1) > POSITION_LIMIT:
         raise ValueError("index reaches past the end of the lane (2**64 words)")
-    out = np.empty(flat.size, dtype=dtype)
+    target = arrays.output(flat.size, None, dtype, device)
     if flat.size:
-        _backend(backend).addressed(spec, stream.at(start), flat, out, threads)
-    return out.reshape(shape)
+        _backend(backend or device).addressed(spec, stream.at(start), arrays.flat(flat),
+                                              target.flat, threads)
+    return target.array.reshape(shape)
 
 
 # -- bits ------------------------------------------------------------------
@@ -135,16 +136,18 @@ def _bits_spec(dtype):
     return FillSpec(_BITS[dtype]), dtype
 
 
-def bits(stream, size=None, *, dtype=np.uint32, out=None, threads=None, backend="cpu"):
+def bits(stream, size=None, *, dtype=np.uint32, out=None, threads=None, device=None,
+         backend=None):
     """Raw bits; see :meth:`tandem.Stream.bits`."""
     spec, dtype = _bits_spec(dtype)
-    return _run(stream, spec, size, out, dtype, threads, backend)
+    return _run(stream, spec, size, out, dtype, threads, device, backend)
 
 
-def bits_at(stream, index, *, dtype=np.uint32, threads=None, backend="cpu"):
+def bits_at(stream, index, *, dtype=np.uint32, threads=None, device=None,
+            backend=None):
     """Elements ``index`` of ``stream.bits(...)``, each computed alone."""
     spec, dtype = _bits_spec(dtype)
-    return _run_at(stream, spec, index, dtype, threads, backend)
+    return _run_at(stream, spec, index, dtype, threads, device, backend)
 
 
 # -- uniform reals -----------------------------------------------------------
@@ -165,17 +168,17 @@ def _random_spec(dtype, interval):
 
 
 def random(stream, size=None, *, dtype=np.float64, interval="[0,1)", out=None, threads=None,
-           backend="cpu"):
+           device=None, backend=None):
     """Uniform reals; see :meth:`tandem.Stream.random`."""
     spec, dtype = _random_spec(dtype, interval)
-    return _run(stream, spec, size, out, dtype, threads, backend)
+    return _run(stream, spec, size, out, dtype, threads, device, backend)
 
 
 def random_at(stream, index, *, dtype=np.float64, interval="[0,1)", threads=None,
-              backend="cpu"):
+              device=None, backend=None):
     """Elements ``index`` of ``stream.random(...)``, each computed alone."""
     spec, dtype = _random_spec(dtype, interval)
-    return _run_at(stream, spec, index, dtype, threads, backend)
+    return _run_at(stream, spec, index, dtype, threads, device, backend)
 
 
 # -- bounded integers ----------------------------------------------------------
@@ -210,19 +213,19 @@ def _integers_spec(stream, low, high, dtype, endpoint):
 
 
 def integers(stream, low, high=None, size=None, *, dtype=np.int64, endpoint=False, out=None,
-             threads=None, backend="cpu"):
+             threads=None, device=None, backend=None):
     """Unbiased integers; see :meth:`tandem.Stream.integers`."""
     _check_stream(stream)
     spec, dtype = _integers_spec(stream, low, high, dtype, endpoint)
-    return _run(stream, spec, size, out, dtype, threads, backend)
+    return _run(stream, spec, size, out, dtype, threads, device, backend)
 
 
 def integers_at(stream, index, low, high=None, *, dtype=np.int64, endpoint=False, threads=None,
-                backend="cpu"):
+                device=None, backend=None):
     """Elements ``index`` of ``stream.integers(low, high, ...)``, each computed alone."""
     _check_stream(stream)
     spec, dtype = _integers_spec(stream, low, high, dtype, endpoint)
-    return _run_at(stream, spec, index, dtype, threads, backend)
+    return _run_at(stream, spec, index, dtype, threads, device, backend)
 
 
 # -- Bernoulli -----------------------------------------------------------------
@@ -238,14 +241,14 @@ def _bernoulli_spec(p):
     return FillSpec("bernoulli", (threshold, int(certain), 0))
 
 
-def bernoulli(stream, p, size=None, *, out=None, threads=None, backend="cpu"):
+def bernoulli(stream, p, size=None, *, out=None, threads=None, device=None, backend=None):
     """Bernoulli(p) bools; see :meth:`tandem.Stream.bernoulli`."""
-    return _run(stream, _bernoulli_spec(p), size, out, np.bool_, threads, backend)
+    return _run(stream, _bernoulli_spec(p), size, out, np.bool_, threads, device, backend)
 
 
-def bernoulli_at(stream, index, p, *, threads=None, backend="cpu"):
+def bernoulli_at(stream, index, p, *, threads=None, device=None, backend=None):
     """Elements ``index`` of ``stream.bernoulli(p, ...)``, each computed alone."""
-    return _run_at(stream, _bernoulli_spec(p), index, np.bool_, threads, backend)
+    return _run_at(stream, _bernoulli_spec(p), index, np.bool_, threads, device, backend)
 
 
 # -- normal and exponential ------------------------------------------------------
@@ -276,23 +279,24 @@ def _normal_spec(stream, loc, scale, dtype):
     params = (_float_bits(_scale(scale)), _float_bits(_real(loc, "loc")), 0)
     if dtype == np.float32:
         return FillSpec("normal32", params), dtype
-    return FillSpec("normal64", params, _retry_key(stream, PURPOSE_NORMAL64)), dtype
+    return FillSpec("normal64", params, _retry_key(stream, PURPOSE_NORMAL64),
+                    table=FAST_TABLE), dtype
 
 
 def normal(stream, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, out=None, threads=None,
-           backend="cpu"):
+           device=None, backend=None):
     """Normal variates; see :meth:`tandem.Stream.normal`."""
     _check_stream(stream)
     spec, dtype = _normal_spec(stream, loc, scale, dtype)
-    return _run(stream, spec, size, out, dtype, threads, backend)
+    return _run(stream, spec, size, out, dtype, threads, device, backend)
 
 
 def normal_at(stream, index, *, loc=0.0, scale=1.0, dtype=np.float64, threads=None,
-              backend="cpu"):
+              device=None, backend=None):
     """Elements ``index`` of ``stream.normal(...)``, each computed alone."""
     _check_stream(stream)
     spec, dtype = _normal_spec(stream, loc, scale, dtype)
-    return _run_at(stream, spec, index, dtype, threads, backend)
+    return _run_at(stream, spec, index, dtype, threads, device, backend)
 
 
 def _exponential_spec(scale, dtype):
@@ -302,17 +306,17 @@ def _exponential_spec(scale, dtype):
 
 
 def exponential(stream, size=None, *, scale=1.0, dtype=np.float64, out=None, threads=None,
-                backend="cpu"):
+                device=None, backend=None):
     """Exponential variates; see :meth:`tandem.Stream.exponential`."""
     spec, dtype = _exponential_spec(scale, dtype)
-    return _run(stream, spec, size, out, dtype, threads, backend)
+    return _run(stream, spec, size, out, dtype, threads, device, backend)
 
 
 def exponential_at(stream, index, *, scale=1.0, dtype=np.float64, threads=None,
-                   backend="cpu"):
+                   device=None, backend=None):
     """Elements ``index`` of ``stream.exponential(...)``, each computed alone."""
     spec, dtype = _exponential_spec(scale, dtype)
-    return _run_at(stream, spec, index, dtype, threads, backend)
+    return _run_at(stream, spec, index, dtype, threads, device, backend)
 
 
 # -- weighted choice -----------------------------------------------------------------
@@ -323,13 +327,13 @@ def _choice_spec(table):
     return FillSpec("choice", (table.n, 0, 0), table=table.table), table.index_dtype
 
 
-def choice(stream, table, size=None, *, out=None, threads=None, backend="cpu"):
+def choice(stream, table, size=None, *, out=None, threads=None, device=None, backend=None):
     """Indices drawn from an alias table; see :meth:`tandem.Stream.choice`."""
     spec, dtype = _choice_spec(table)
-    return _run(stream, spec, size, out, dtype, threads, backend)
+    return _run(stream, spec, size, out, dtype, threads, device, backend)
 
 
-def choice_at(stream, index, table, *, threads=None, backend="cpu"):
+def choice_at(stream, index, table, *, threads=None, device=None, backend=None):
     """Elements ``index`` of ``stream.choice(table, ...)``, each computed alone."""
     spec, dtype = _choice_spec(table)
-    return _run_at(stream, spec, index, dtype, threads, backend)
+    return _run_at(stream, spec, index, dtype, threads, device, backend)

@@ -11,6 +11,10 @@ results are the same on every backend:
   key order (a stable sort, so ties go to the lower index);
 * ``permutation(n)``: the stable argsort of ``n`` 64-bit keys.
 
+On a GPU (``device="cuda"``, or a population, weights, ``out`` or ``x`` on
+the GPU) the draws, the key divisions and the stable sort run there (CuPy's
+``argsort`` is stable), so the sample is the CPU's, element for element.
+
 Guaranteed across versions: these rules.
 """
 
@@ -24,46 +28,68 @@ from . import arrays, distributions
 from .alias import AliasTable, check_weights
 
 
-def _population(population):
-    if isinstance(population, (numbers.Integral, np.integer)) and not isinstance(
-            population, (bool, np.bool_)):
+def _is_count(population):
+    return isinstance(population, (numbers.Integral, np.integer)) and not isinstance(
+        population, (bool, np.bool_))
+
+
+def _device(device, *arrays_given):
+    """``device``, else that of the first array given, else the CPU."""
+    if arrays.check_device(device):
+        return device
+    for x in arrays_given:
+        if x is not None and not _is_count(x) and arrays.device_of(x) == "cuda":
+            return "cuda"
+    return "cpu"
+
+
+def _module(device):
+    return arrays.cupy() if device == "cuda" else np
+
+
+def _population(population, device="cpu"):
+    if _is_count(population):
         n = int(population)
         if n < 0:
             raise ValueError(f"population must be non-negative, got {n}")
         return None, n
-    values = np.asarray(population)
+    values = _module(device).asarray(population)
     if values.ndim == 0:
         raise ValueError("population must be an int or an array with at least one dimension")
     return values, values.shape[0]
 
 
-def _keys_order(stream, n, weights, threads):
+def _keys_order(stream, n, weights, threads, device):
     """Indices of the population sorted by their keys, and the next stream."""
     if weights is None:
-        keys, nxt = distributions.bits(stream, n, dtype=np.uint64, threads=threads)
+        keys, nxt = distributions.bits(stream, n, dtype=np.uint64, threads=threads,
+                                       device=device)
     else:
-        e, nxt = distributions.exponential(stream, n, threads=threads)
+        e, nxt = distributions.exponential(stream, n, threads=threads, device=device)
         with np.errstate(divide="ignore", invalid="ignore"):
-            keys = e / weights
+            keys = e / _module(device).asarray(weights)
+    if device == "cuda":
+        return arrays.cupy().argsort(keys), nxt  # always stable
     return np.argsort(keys, kind="stable"), nxt
 
 
-def permutation(stream, n, *, threads=None):
+def permutation(stream, n, *, threads=None, device=None):
     """A random permutation of ``range(n)`` (int64): ``(permutation, next stream)``."""
     _, n = _population(n)
-    order, nxt = _keys_order(stream, n, None, threads)
+    order, nxt = _keys_order(stream, n, None, threads, arrays.check_device(device) or "cpu")
     return order.astype(np.int64, copy=False), nxt
 
 
 def shuffle(stream, x, *, threads=None):
-    """Shuffle ``x`` in place along its first axis: ``(x, next stream)``."""
-    if not isinstance(x, np.ndarray):
-        raise TypeError(f"x must be a numpy.ndarray, got {type(x).__name__}")
+    """Shuffle ``x`` (NumPy or CuPy) in place along its first axis: ``(x, next stream)``."""
+    device = arrays.device_of(x)
+    if not (isinstance(x, np.ndarray) or (device == "cuda" and hasattr(x, "ndim"))):
+        raise TypeError(f"x must be a NumPy or CuPy array, got {type(x).__name__}")
     if x.ndim == 0:
         raise ValueError("x must have at least one dimension")
-    if not x.flags.writeable:
+    if isinstance(x, np.ndarray) and not x.flags.writeable:
         raise ValueError("x must be writeable, got a read-only array")
-    order, nxt = permutation(stream, x.shape[0], threads=threads)
+    order, nxt = permutation(stream, x.shape[0], threads=threads, device=device)
     x[...] = x[order]
     return x, nxt
 
@@ -76,13 +102,15 @@ def _check_weights(weights, n):
 
 
 def sample(stream, population, weights=None, size=None, *, replace=True, out=None,
-           threads=None):
+           threads=None, device=None):
     """Members of ``population`` drawn with or without replacement.
 
     See :meth:`tandem.Stream.sample`.
     """
     distributions._check_stream(stream)
-    values, n = _population(population)
+    device = _device(device, population, weights, out)
+    xp = _module(device)
+    values, n = _population(population, device)
     w = None if weights is None else _check_weights(weights, n)
     shape = arrays.shape_of(size)
     k = 1 if shape is None else int(np.prod(shape, dtype=np.int64))
@@ -94,23 +122,26 @@ def sample(stream, population, weights=None, size=None, *, replace=True, out=Non
             shape = out.shape[:out.ndim - len(item_shape)]
             k = int(np.prod(shape, dtype=np.int64))
             full = out.shape
-        target, _ = arrays.output(full, out, dtype)
+        target = arrays.output(full, out, dtype, device).array
         for name, other in (("population", values), ("weights", weights)):
-            if isinstance(other, np.ndarray) and np.shares_memory(target, other):
+            if (other is not None and arrays.device_of(other) == device
+                    and xp.shares_memory(target, other)):
                 raise ValueError(f"out must not share memory with {name}")
     if n == 0 and k > 0:
         raise ValueError("cannot sample from an empty population")
     if replace:
         if w is None:
-            index, nxt = distributions.integers(stream, 0, max(n, 1), k, threads=threads)
+            index, nxt = distributions.integers(stream, 0, max(n, 1), k, threads=threads,
+                                                device=device)
         else:
-            index, nxt = distributions.choice(stream, AliasTable(w), k, threads=threads)
+            index, nxt = distributions.choice(stream, AliasTable(w), k, threads=threads,
+                                              device=device)
     else:
         available = n if w is None else int(np.count_nonzero(w))
         if k > available:
             what = "members" if w is None else "members with non-zero weight"
             raise ValueError(f"cannot take {k} without replacement from {available} {what}")
-        order, nxt = _keys_order(stream, n, w, threads)
+        order, nxt = _keys_order(stream, n, w, threads, device)
         index = order[:k]
     chosen = index.astype(np.int64) if values is None else values[index]
     chosen = chosen.reshape((shape or ()) + item_shape) if shape is not None else chosen[0]

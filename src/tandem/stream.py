@@ -172,20 +172,26 @@ class Stream:
         return self._replace(position=_as_uint(position, "position", POSITION_LIMIT + 1))
 
     # -- fills (tandem.distributions does the work) -----------------------
-    def words(self, n, *, out=None, threads=None):
+    # Every fill takes ``out`` (a NumPy or CUDA array to write into),
+    # ``threads`` (CPU threads, or threads per CUDA block) and ``device``
+    # (None: where ``out`` is, else the CPU; "cuda" allocates CuPy arrays).
+    def words(self, n, *, out=None, threads=None, device=None):
         """``n`` raw 32-bit words from the position: ``(uint32 array, next stream)``."""
         from . import distributions
 
-        return distributions.bits(self, n, dtype=np.uint32, out=out, threads=threads)
+        return distributions.bits(self, n, dtype=np.uint32, out=out, threads=threads,
+                                  device=device)
 
-    def bits(self, size=None, *, dtype=np.uint32, out=None, threads=None):
+    def bits(self, size=None, *, dtype=np.uint32, out=None, threads=None, device=None):
         """Raw bits: uint32 (one word each), uint64 (one 64-bit draw each) or
         bool (the top bit of one word each).  Returns ``(values, next stream)``."""
         from . import distributions
 
-        return distributions.bits(self, size, dtype=dtype, out=out, threads=threads)
+        return distributions.bits(self, size, dtype=dtype, out=out, threads=threads,
+                                  device=device)
 
-    def random(self, size=None, *, dtype=np.float64, interval="[0,1)", out=None, threads=None):
+    def random(self, size=None, *, dtype=np.float64, interval="[0,1)", out=None, threads=None,
+               device=None):
         """Uniform reals in ``[0, 1)`` or ``(0, 1]``: ``(values, next stream)``.
 
         f64 takes the top 53 bits of one 64-bit draw, f32 the top 24 bits of
@@ -194,10 +200,10 @@ class Stream:
         from . import distributions
 
         return distributions.random(self, size, dtype=dtype, interval=interval, out=out,
-                                    threads=threads)
+                                    threads=threads, device=device)
 
     def integers(self, low, high=None, size=None, *, dtype=np.int64, endpoint=False, out=None,
-                 threads=None):
+                 threads=None, device=None):
         """Unbiased integers in ``[low, high)`` (Lemire): ``(values, next stream)``.
 
         One word per element when ``high - low <= 2**32``, else one 64-bit
@@ -207,9 +213,9 @@ class Stream:
         from . import distributions
 
         return distributions.integers(self, low, high, size, dtype=dtype, endpoint=endpoint,
-                                      out=out, threads=threads)
+                                      out=out, threads=threads, device=device)
 
-    def bernoulli(self, p, size=None, *, out=None, threads=None):
+    def bernoulli(self, p, size=None, *, out=None, threads=None, device=None):
         """Bools that are True with probability ``p``: ``(values, next stream)``.
 
         One 64-bit draw ``d`` per element, True when ``d < floor(p * 2**64)``
@@ -217,10 +223,10 @@ class Stream:
         """
         from . import distributions
 
-        return distributions.bernoulli(self, p, size, out=out, threads=threads)
+        return distributions.bernoulli(self, p, size, out=out, threads=threads, device=device)
 
     def normal(self, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, out=None,
-               threads=None):
+               threads=None, device=None):
         """Normal variates with mean ``loc`` and standard deviation ``scale``:
         ``(values, next stream)``.
 
@@ -232,9 +238,10 @@ class Stream:
         from . import distributions
 
         return distributions.normal(self, size, loc=loc, scale=scale, dtype=dtype, out=out,
-                                    threads=threads)
+                                    threads=threads, device=device)
 
-    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, out=None, threads=None):
+    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, out=None, threads=None,
+                    device=None):
         """Exponential variates with mean ``scale``: ``(values, next stream)``.
 
         ``-log u`` times ``scale``, with ``u`` in ``(0, 1]`` from one 64-bit
@@ -243,19 +250,20 @@ class Stream:
         from . import distributions
 
         return distributions.exponential(self, size, scale=scale, dtype=dtype, out=out,
-                                          threads=threads)
+                                          threads=threads, device=device)
 
-    def choice(self, table, size=None, *, out=None, threads=None):
+    def choice(self, table, size=None, *, out=None, threads=None, device=None):
         """Indices drawn from a :class:`tandem.AliasTable`: ``(indices, next stream)``.
 
         One 64-bit draw per index; uint32 indices.
         """
         from . import distributions
 
-        return distributions.choice(self, table, size, out=out, threads=threads)
+        return distributions.choice(self, table, size, out=out, threads=threads,
+                                    device=device)
 
     def sample(self, population, weights=None, size=None, *, replace=True, out=None,
-               threads=None):
+               threads=None, device=None):
         """Members of ``population`` (an int ``n`` for ``range(n)``, or an array
         along its first axis), with or without replacement, uniformly or by
         ``weights``: ``(sample, next stream)``.
@@ -266,13 +274,13 @@ class Stream:
         from . import sampling
 
         return sampling.sample(self, population, weights, size, replace=replace, out=out,
-                               threads=threads)
+                               threads=threads, device=device)
 
-    def permutation(self, n, *, threads=None):
+    def permutation(self, n, *, threads=None, device=None):
         """A random permutation of ``range(n)``: ``(int64 array, next stream)``."""
         from . import sampling
 
-        return sampling.permutation(self, n, threads=threads)
+        return sampling.permutation(self, n, threads=threads, device=device)
 
     def shuffle(self, x, *, threads=None):
         """Shuffle the array ``x`` in place along its first axis: ``(x, next stream)``."""

@@ -17,29 +17,11 @@ import functools
 import numba
 import numpy as np
 from numba import njit, prange
-from numba.extending import register_jitable
 
 from .. import core
-from ..core.addressing import join64, philox_block_at, threefry_block_at
+from ..core.addressing import philox_block_at, threefry_block_at
 from ..core.bijections import philox4x32_rounds, threefry4x32_rounds
-from ..core.choice import alias_index
-from ..core.fmath import fma
-from ..core.normal import (
-    exponential64,
-    exponential_word,
-    normal64_fast,
-    normal64_miss,
-    normal_pair,
-)
-from ..core.uniform import (
-    bernoulli64,
-    integers32_retry,
-    integers64_retry,
-    lemire32,
-    lemire64,
-    uniform32,
-    uniform64,
-)
+from . import maps
 
 core.register()
 
@@ -50,137 +32,18 @@ _TILE_BLOCKS = 32  # blocks per branch-free tile
 _NAN_OR_ONE = np.array([np.nan, 1.0])  # indexed by an accepted flag
 
 
-# -- value maps: (lo, hi, params, table) -> (value, accepted) ---------------
-# ``params`` is a 3-tuple of uint64 (floats travel as their bits), ``table`` a
-# uint64 array (the alias table of choice, unused by the rest); ``hi`` is unused
-# by one-word maps.
+def _map_normal64_marked(lo, hi, params, table):
+    """The normal64 map with NaN for a miss, for the mending pass (see _make_kernels).
 
-def _inline(fn):
-    return register_jitable(inline="always")(fn)
-
-
-@_inline
-def _as_float(bits):
-    return np.uint64(bits).view(np.float64)
-
-
-@_inline
-def _map_bits32(lo, hi, params, table):
-    return lo, True
-
-
-@_inline
-def _map_bits64(lo, hi, params, table):
-    return join64(lo, hi), True
-
-
-@_inline
-def _map_bitsbool(lo, hi, params, table):
-    return (lo >> U64(31)) != _ZERO, True
-
-
-@_inline
-def _map_uniform32(lo, hi, params, table):
-    return uniform32(lo, params[0]), True
-
-
-@_inline
-def _map_uniform64(lo, hi, params, table):
-    return uniform64(lo, hi, params[0]), True
-
-
-@_inline
-def _map_integers32(lo, hi, params, table):
-    offset, accepted = lemire32(lo, params[1], params[2])
-    return params[0] + offset, accepted
-
-
-@_inline
-def _map_integers64(lo, hi, params, table):
-    offset, accepted = lemire64(lo, hi, params[1], params[2])
-    return params[0] + offset, accepted
-
-
-@_inline
-def _map_bernoulli(lo, hi, params, table):
-    return bernoulli64(lo, hi, params[0], params[1]), True
-
-
-@_inline
-def _map_normal64(lo, hi, params, table):
-    z, accepted = normal64_fast(lo, hi)
-    # NaN marks a miss for the mending pass (see _make_kernels); a branch here
-    # would trip Numba's SSA check after inlining.
-    value = fma(z, _as_float(params[0]), _as_float(params[1])) * _NAN_OR_ONE[U64(accepted)]
-    return value, accepted
-
-
-@_inline
-def _map_exponential64(lo, hi, params, table):
-    return exponential64(lo, hi) * _as_float(params[0]), True
-
-
-@_inline
-def _map_exponential32(lo, hi, params, table):
-    return np.float32(exponential_word(lo) * _as_float(params[0])), True
-
-
-@_inline
-def _map_choice(lo, hi, params, table):
-    return alias_index(lo, hi, params[0], table), True
-
-
-# -- pair maps of one-word kinds: (even, odd, params, table) -> (v0, v1, a0, a1)
-
-@_inline
-def _pair_normal32(even, odd, params, table):
-    c, s = normal_pair(even, odd)
-    scale, loc = _as_float(params[0]), _as_float(params[1])
-    return np.float32(fma(c, scale, loc)), np.float32(fma(s, scale, loc)), True, True
-
-
-def _pairwise(value_map):
-    """The pair map that applies the one-word ``value_map`` to each word."""
-    def pair(even, odd, params, table):
-        v0, a0 = value_map(even, _ZERO, params, table)
-        v1, a1 = value_map(odd, _ZERO, params, table)
-        return v0, v1, a0, a1
-
-    return _jitable_as(f"pair_{value_map.__name__}", pair, inline="always")
-
-
-# -- retries of rejected draws: (generator, retry key, g, lo, hi, params, table) -> value
-
-@_inline
-def _never_retried32(generator, r0, r1, r2, r3, g, lo, hi, params, table):
-    return np.float32(0.0)
-
-
-@_inline
-def _retry_integers32(generator, r0, r1, r2, r3, g, lo, hi, params, table):
-    return params[0] + integers32_retry(generator, r0, r1, r2, r3, g, params[1], params[2])
-
-
-@_inline
-def _retry_integers64(generator, r0, r1, r2, r3, g, lo, hi, params, table):
-    return params[0] + integers64_retry(generator, r0, r1, r2, r3, g, params[1], params[2])
-
-
-@_inline
-def _retry_normal64(generator, r0, r1, r2, r3, g, lo, hi, params, table):
-    z = normal64_miss(generator, r0, r1, r2, r3, g, lo, hi)
-    return fma(z, _as_float(params[0]), _as_float(params[1]))
-
-
-def _jitable_as(name, fn, inline="never"):
-    """Register the closure ``fn`` under a unique name.
-
-    Numba names a compiled ``register_jitable`` function after its qualified
-    name and argument types; two closures from one factory would share that
-    symbol and the linker would call the wrong one.
+    A branch here would trip Numba's SSA check after inlining.
     """
-    fn.__name__ = fn.__qualname__ = name
-    return register_jitable(inline=inline)(fn)
+    value, accepted = maps.map_normal64(lo, hi, params, table)
+    return value * _NAN_OR_ONE[U64(accepted)], accepted
+
+
+# The maps are inlined at Numba's IR level so that LLVM vectorises the tiles.
+for _fn in (*maps.functions(), _map_normal64_marked):
+    core.jitable_cpu(_fn, inline=True)
 
 
 def _make_kernels(width, value_map, retry, block_at, nan_marks):
@@ -194,28 +57,8 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks):
     """
     per_block = 4 // width
 
-    def element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3):
-        x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
-        j = w & U64(3)
-        if j < 2:
-            lo, hi = x0, x1
-        else:
-            lo, hi = x2, x3
-        if width == 1:
-            v0, v1, a0, a1 = value_map(lo, hi, params, table)
-            if j & U64(1):
-                value, accepted = v1, a1
-                lo = hi
-            else:
-                value, accepted = v0, a0
-            hi = _ZERO
-        else:
-            value, accepted = value_map(lo, hi, params, table)
-        if not accepted:
-            value = retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
-        return value
-
-    element = _jitable_as(f"element_{value_map.__name__}_{block_at.__name__}", element)
+    draw = core.jitable_cpu(maps.element_draw(width, value_map, block_at))
+    element = core.jitable_cpu(maps.element(draw, retry))
 
     @njit(parallel=True, cache=True)
     def fill(out, generator, k0, k1, k2, k3, lane, start, params, table, r0, r1, r2, r3):
@@ -273,43 +116,18 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks):
     return fill, addressed
 
 
-def _no_retry(value_map):
-    def retry(generator, r0, r1, r2, r3, g, lo, hi, params, table):
-        return value_map(_ZERO, _ZERO, params, table)[0]
-
-    return _jitable_as(f"no_retry_{value_map.__name__}", retry)
+_NAN_MARKED = {"normal64": _map_normal64_marked}
 
 
-def _one_word(value_map, retry=None):
-    return _pairwise(value_map), retry or _no_retry(value_map), False
-
-
-def _two_word(value_map, retry=None, nan_marks=False):
-    return value_map, retry or _no_retry(value_map), nan_marks
-
-
-_MAPS = {
-    "bits32": _one_word(_map_bits32),
-    "bits64": _two_word(_map_bits64),
-    "bitsbool": _one_word(_map_bitsbool),
-    "uniform32": _one_word(_map_uniform32),
-    "uniform64": _two_word(_map_uniform64),
-    "integers32": _one_word(_map_integers32, _retry_integers32),
-    "integers64": _two_word(_map_integers64, _retry_integers64),
-    "bernoulli": _two_word(_map_bernoulli),
-    "normal32": (_pair_normal32, _never_retried32, False),
-    "normal64": _two_word(_map_normal64, _retry_normal64, nan_marks=True),
-    "exponential32": _one_word(_map_exponential32),
-    "exponential64": _two_word(_map_exponential64),
-    "choice": _two_word(_map_choice),
-}
 _BLOCK_AT = (philox_block_at, threefry_block_at)  # indexed by Stream.generator
 
 
 @functools.lru_cache(maxsize=None)
 def _kernels(kind, width, generator):
-    value_map, retry, nan_marks = _MAPS[kind]
-    return _make_kernels(width, value_map, retry, _BLOCK_AT[generator], nan_marks)
+    value_map, retry = maps.KINDS[kind]
+    marked = _NAN_MARKED.get(kind)
+    return _make_kernels(width, marked or value_map, retry, _BLOCK_AT[generator],
+                         nan_marks=marked is not None)
 
 
 @contextlib.contextmanager

@@ -31,15 +31,30 @@ def _core_functions():
                        getattr(value, "__tandem_lowered__", False))
 
 
+def jitable_cpu(fn, inline=False):
+    """Make ``fn`` callable from Numba-compiled CPU code; returns ``fn``.
+
+    Numba's ``register_jitable`` registers for every target, and numba-cuda
+    would then take the CPU's IR-inlined version (and fail to type it);
+    this registers for the CPU target alone.
+    """
+    from numba.extending import overload
+
+    def implementation(*args, **kwargs):
+        return fn
+
+    overload(fn, target="cpu", strict=False,
+             inline="always" if inline else "never")(implementation)
+    return fn
+
+
 def register():
     """Make every core function callable from Numba-compiled CPU code (idempotent)."""
     if "cpu" in _registered:
         return
-    from numba.extending import register_jitable
-
     for fn, inline, lowered in _core_functions():
         if not lowered:  # the lowered ones are implemented in _lowering
-            register_jitable(inline="always" if inline else "never")(fn)
+            jitable_cpu(fn, inline)
     importlib.import_module(f"{__name__}._lowering")
     _registered.add("cpu")
 
@@ -48,29 +63,56 @@ def register_cuda():
     """Make every core function callable from ``numba.cuda.jit`` code (idempotent).
 
     numba-cuda keeps typing registries of its own, so the functions are
-    registered there too, and ``fma`` and scalar ``np.divide`` get CUDA
-    lowerings (:func:`tandem.core._lowering.lower_cuda`).  Needs the
-    ``cuda`` extra.
+    registered there; ``fma``, scalar ``np.divide`` and the functions marked
+    ``cuda_lowered`` get CUDA implementations
+    (:func:`tandem.core._lowering_cuda.lower_cuda`).  Needs the ``cuda`` extra.
+
+    Call it on :func:`for_cuda`'s copy, not on this package, in a process
+    that also compiles for the CPU (see :mod:`tandem._twin`).
     """
     if "cuda" in _registered:
         return
-    register()
     from numba.cuda.extending import register_jitable
 
-    from ._lowering import lower_cuda
+    from ._lowering_cuda import lower_cuda
 
     for fn, _, lowered in _core_functions():
-        if not lowered:
+        if not (lowered or getattr(fn, "__tandem_cuda_lowered__", False)):
             register_jitable(fn)
     lower_cuda()
     _registered.add("cuda")
+
+
+def for_cuda():
+    """The core functions to call from your own ``numba.cuda.jit`` code.
+
+    Returns a second copy of this package whose functions are registered with
+    numba-cuda alone (the CPU backend's registrations of the functions here
+    would break their CUDA compilation; see :mod:`tandem._twin`)::
+
+        cuda_core = tandem.core.for_cuda()
+
+        @cuda.jit
+        def kernel(out, k0, k1, lane):
+            i = cuda.grid(1)
+            x0, x1, x2, x3 = cuda_core.philox_block_at(k0, k1, 0, 0, lane, i)
+    """
+    from .. import _twin
+
+    twin = _twin.module("core")
+    twin.register_cuda()
+    return twin
+
+
+# The copy that tandem.core.for_cuda() returns registers for CUDA alone.
+_FOR_CUDA = __name__.split(".")[1] == "_cuda"
 
 
 def __getattr__(name):
     for module_name in _MODULES:
         module = importlib.import_module(f"{__name__}.{module_name}")
         if hasattr(module, name):
-            register()
+            register_cuda() if _FOR_CUDA else register()
             return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -8,11 +8,7 @@ imports this module instead of ``register_jitable``-ing a function marked
 * CPU: ``llvm.fma.f64``, which LLVM emits as ``vfmadd`` on a CPU with FMA
   (and vectorises in loops), or as a call to a correctly rounded ``fma``
   otherwise.  LLVM inlines it into the caller.
-* CUDA (:func:`lower_cuda`, called by :func:`tandem.core.register_cuda`):
-  ``numba.cuda.fma`` (PTX ``fma.rn.f64``), and ``np.divide`` of two scalars
-  as ``/``, which numba-cuda does not type otherwise.  ``log64`` divides with
-  ``np.divide`` because on the CPU ``/`` carries a zero-divisor branch that
-  stops a calling loop from vectorising.
+* CUDA: :mod:`tandem.core._lowering_cuda`.
 """
 
 import numpy as np
@@ -45,25 +41,3 @@ def _fma_cpu(a, b, c):
             return _llvm_fma_f64(np.float64(a), np.float64(b), np.float64(c))
         return impl
     return None
-
-
-def lower_cuda():
-    """Register the CUDA implementations of ``fma`` and scalar ``np.divide``."""
-    from numba import cuda
-    from numba.cuda.extending import overload as cuda_overload
-
-    @cuda_overload(fma, target="cuda")
-    def _fma_cuda(a, b, c):
-        if all(isinstance(t, (types.Float, types.Integer, types.Boolean)) for t in (a, b, c)):
-            def impl(a, b, c):
-                return cuda.fma(np.float64(a), np.float64(b), np.float64(c))
-            return impl
-        return None
-
-    @cuda_overload(np.divide, target="cuda")
-    def _divide_cuda(a, b):
-        if isinstance(a, types.Float) and isinstance(b, types.Float):
-            def impl(a, b):
-                return a / b
-            return impl
-        return None

@@ -16,7 +16,7 @@ Guaranteed across versions: the outputs of these functions for every input.
 
 import numpy as np
 
-from ._marks import inline
+from ._marks import cuda_lowered, inline
 
 U64 = np.uint64
 MASK32 = U64(0xFFFFFFFF)
@@ -42,18 +42,23 @@ _R1_PACKED = U64(sum(r << (5 * i) for i, r in enumerate(THREEFRY_R1)))
 THREEFRY_ROUNDS = 20
 
 
+@cuda_lowered
+def mulhilo32(a, b):
+    """The 64-bit product of two words as its (high, low) words.
+
+    On a GPU: ``mul.hi.u32`` and ``mul.lo.u32`` instead of a 64-bit multiply.
+    """
+    p = a * b
+    return p >> SHIFT32, p & MASK32
+
+
 @inline
 def philox4x32_rounds(c0, c1, c2, c3, k0, k1, rounds):
     """Philox4x32 with ``rounds`` rounds; returns the four output words."""
     for _ in range(rounds):
-        p0 = PHILOX_M4x32_0 * c0
-        p1 = PHILOX_M4x32_1 * c2
-        c0, c1, c2, c3 = (
-            (p1 >> SHIFT32) ^ c1 ^ k0,
-            p1 & MASK32,
-            (p0 >> SHIFT32) ^ c3 ^ k1,
-            p0 & MASK32,
-        )
+        hi0, lo0 = mulhilo32(PHILOX_M4x32_0, c0)
+        hi1, lo1 = mulhilo32(PHILOX_M4x32_1, c2)
+        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
         # The key schedule: the bump after the last round is never used.
         k0 = (k0 + PHILOX_W32_0) & MASK32
         k1 = (k1 + PHILOX_W32_1) & MASK32

@@ -17,12 +17,23 @@ Guaranteed across versions: every value for every draw.
 
 import math
 
+import numpy as np
+
 from ._marks import inline
 from .addressing import join64, pair_at
 from .bijections import U64
 from .fmath import exp64, fma, log64, sincos2pi64
 from .uniform import top53_float, uniform64, word_float
 from .ziggurat_tables import K, R, F, W
+
+#: The ziggurat's tables in one uint64 array: ``K`` at ``[layer]``, the bits
+#: of ``W`` at ``[1024 + layer]`` and those of ``F`` at ``[2048 + i]``.  The
+#: fast path reads the first 2048 words.  A GPU kernel passes the array in
+#: device or shared memory (see :func:`normal64_fast_table`).
+FAST_TABLE = np.concatenate([K, W.view(np.uint64), F.view(np.uint64)])
+FAST_TABLE.setflags(write=False)
+_W_OFFSET = U64(K.size)
+_F_OFFSET = U64(K.size + W.size)
 
 _LAYER_MASK = U64(1023)
 _SIGN_SHIFT = U64(10)
@@ -32,6 +43,11 @@ _ONE = U64(1)
 _TWO = U64(2)
 _FOUR = U64(4)
 _WORD_ULP = 2.0**-32
+
+
+def _table_float(table, i):
+    """The float64 whose bits are ``table[i]``."""
+    return np.uint64(table[i]).view(np.float64)
 
 
 def _signed(x, d):
@@ -46,10 +62,21 @@ def normal64_fast(lo, hi):
     ``accepted`` is False for a miss (about 0.4 % of draws); then ``value``
     is meaningless and :func:`normal64_miss` gives the element.
     """
+    return normal64_fast_table(lo, hi, FAST_TABLE)
+
+
+@inline
+def normal64_fast_table(lo, hi, table):
+    """:func:`normal64_fast` reading its tables from ``table`` (a copy of :data:`FAST_TABLE`).
+
+    On a GPU a module-level array lives in constant memory, where the lanes
+    of a warp that read different layers wait on each other; a copy in
+    device memory does not.
+    """
     d = join64(lo, hi)
     layer = d & _LAYER_MASK
-    x = top53_float(lo, hi) * W[layer]
-    return _signed(x, d), (d >> _MANTISSA_SHIFT) < K[layer]
+    x = top53_float(lo, hi) * _table_float(table, _W_OFFSET + layer)
+    return _signed(x, d), (d >> _MANTISSA_SHIFT) < table[layer]
 
 
 def normal64_miss(generator, k0, k1, k2, k3, g, lo, hi):
@@ -60,6 +87,12 @@ def normal64_miss(generator, k0, k1, k2, k3, g, lo, hi):
     Marsaglia's method (two draws a try); a layer ``i > 0`` tests its wedge
     with one draw, and a rejection starts over with a whole new draw.
     """
+    return normal64_miss_table(generator, k0, k1, k2, k3, g, lo, hi, FAST_TABLE)
+
+
+def normal64_miss_table(generator, k0, k1, k2, k3, g, lo, hi, table):
+    """:func:`normal64_miss` reading its tables from ``table`` (a copy of
+    :data:`FAST_TABLE`), as a GPU kernel does from device memory."""
     d = join64(lo, hi)
     t = _ZERO
     while True:
@@ -73,16 +106,18 @@ def normal64_miss(generator, k0, k1, k2, k3, g, lo, hi):
                 b = exponential64(b_lo, b_hi)
                 if b + b > a * a:
                     return _signed(R + a, d)
-        x = top53_float(lo, hi) * W[layer]
+        x = top53_float(lo, hi) * _table_float(table, _W_OFFSET + layer)
         u_lo, u_hi = pair_at(generator, k0, k1, k2, k3, g, t)
         t += _TWO
         u = uniform64(u_lo, u_hi, _ZERO)
+        f0 = _table_float(table, _F_OFFSET + layer)
+        f1 = _table_float(table, _F_OFFSET + layer + _ONE)
         # x * -0.5 is exact, so this is the rounded -x**2/2 however it compiles.
-        if fma(u, F[layer + _ONE] - F[layer], F[layer]) < exp64(fma(x, x * -0.5, 0.0)):
+        if fma(u, f1 - f0, f0) < exp64(fma(x, x * -0.5, 0.0)):
             return _signed(x, d)
         lo, hi = pair_at(generator, k0, k1, k2, k3, g, t)
         t += _TWO
-        value, accepted = normal64_fast(lo, hi)
+        value, accepted = normal64_fast_table(lo, hi, table)
         if accepted:
             return value
         d = join64(lo, hi)

@@ -8,7 +8,7 @@ Guaranteed across versions: each map's output for each input.
 
 import numpy as np
 
-from ._marks import inline
+from ._marks import cuda_lowered, inline
 
 from .addressing import pair_at, word_at
 from .bijections import MASK32, SHIFT32, U64
@@ -54,8 +54,12 @@ def uniform64(lo, hi, offset):
 
 
 @inline
+@cuda_lowered
 def mulhilo64(a, b):
-    """The 128-bit product of two uint64 as (high, low) words."""
+    """The 128-bit product of two uint64 as (high, low) words.
+
+    On a GPU: ``mul.hi.u64`` and ``mul.lo.u64``.
+    """
     a0 = a & MASK32
     a1 = a >> SHIFT32
     b0 = b & MASK32

@@ -1,0 +1,184 @@
+"""GPU benchmark: tandem against the write roof, cuRAND, torch and JAX, in one run.
+
+    python benchmarks/gpu.py [--log2n 28] [--calls 20] [--repeats 7]
+
+f32 and other 4-byte outputs have ``2**log2n`` elements, 8-byte outputs half
+as many, so every fill writes the same bytes (1 GiB at the default).  Each
+figure is the median over ``repeats`` of CUDA-event time over ``calls``
+back-to-back calls, so the host's launch cost overlaps the previous kernel
+as it does in a real loop; every library is timed the same way, into a
+preallocated buffer where it can (JAX allocates its result).  TB/s counts
+bytes written.  The write roof is the faster of CuPy's ``fill`` and ``cudaMemsetAsync`` of
+the same bytes, after a few seconds of warm-up so that the clocks are up.  JAX runs on streams of
+its own, so it is timed by the host's clock around the calls.
+"""
+
+import argparse
+import os
+import time
+
+os.environ.setdefault("XLA_PYTHON_CLIENT_MEM_FRACTION", "0.3")
+
+import cupy as cp  # noqa: E402
+import numpy as np  # noqa: E402
+
+import tandem  # noqa: E402
+
+
+def timed(run, calls, repeats):
+    """Median seconds per call."""
+    run()
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(repeats):
+        begin, end = cp.cuda.Event(), cp.cuda.Event()
+        begin.record()
+        for _ in range(calls):
+            run()
+        end.record()
+        end.synchronize()
+        times.append(cp.cuda.get_elapsed_time(begin, end) / 1e3 / calls)
+    return float(np.median(times))
+
+
+def timed_on_host(run, calls, repeats):
+    """Median seconds per call by the host's clock, for JAX, whose streams
+    CuPy's events do not see; ``run`` returns an array to wait for."""
+    run().block_until_ready()
+    times = []
+    for _ in range(repeats):
+        begin = time.perf_counter()
+        for _ in range(calls):
+            result = run()
+        result.block_until_ready()
+        times.append((time.perf_counter() - begin) / calls)
+    return float(np.median(times))
+
+
+def tandem_rows(n32, n64):
+    s = tandem.Philox(2024)
+    f32, f64 = cp.empty(n32, cp.float32), cp.empty(n64, cp.float64)
+    u32, u64 = cp.empty(n32, cp.uint32), cp.empty(n64, cp.uint64)
+    i64, idx = cp.empty(n64, cp.int64), cp.empty(n32, cp.uint32)
+    flags = cp.empty(4 * n32, cp.bool_)
+    weights = np.random.default_rng(1).random(2**16)
+    table = tandem.AliasTable(weights)
+    odd = s.at(1)  # a start in mid-block: the shifted path
+    rows = {
+        "raw uint32": (u32, lambda: s.bits(out=u32)),
+        "raw uint64": (u64, lambda: s.bits(out=u64, dtype=np.uint64)),
+        "raw bool": (flags, lambda: s.bits(out=flags, dtype=np.bool_)),
+        "uniform f32": (f32, lambda: s.random(out=f32, dtype=np.float32)),
+        "uniform f32, start 1": (f32, lambda: odd.random(out=f32, dtype=np.float32)),
+        "uniform f64": (f64, lambda: s.random(out=f64)),
+        "integers(0, 1000) int64": (i64, lambda: s.integers(0, 1000, out=i64)),
+        "bernoulli(0.3)": (flags, lambda: s.bernoulli(0.3, out=flags)),
+        "normal f32": (f32, lambda: s.normal(out=f32, dtype=np.float32)),
+        "normal f64": (f64, lambda: s.normal(out=f64)),
+        "normal f64, start 2": (f64, lambda: odd.at(2).normal(out=f64)),
+        "exponential f32": (f32, lambda: s.exponential(out=f32, dtype=np.float32)),
+        "exponential f64": (f64, lambda: s.exponential(out=f64)),
+        "choice, 2^16 table": (idx, lambda: s.choice(table, out=idx)),
+    }
+    return {f"tandem {name}": row for name, row in rows.items()}
+
+
+def curand_rows(n32, n64):
+    from cupy.cuda import curand
+
+    generator = curand.createGenerator(curand.CURAND_RNG_PSEUDO_PHILOX4_32_10)
+    curand.setPseudoRandomGeneratorSeed(generator, 2024)
+    f32, f64 = cp.empty(n32, cp.float32), cp.empty(n64, cp.float64)
+    p32, p64 = f32.data.ptr, f64.data.ptr
+    return {
+        "cuRAND Philox uniform f32": (f32, lambda: curand.generateUniform(generator, p32, n32)),
+        "cuRAND Philox normal f32": (
+            f32, lambda: curand.generateNormal(generator, p32, n32, 0.0, 1.0)),
+        "cuRAND Philox normal f64": (
+            f64, lambda: curand.generateNormalDouble(generator, p64, n64, 0.0, 1.0)),
+    }
+
+
+def torch_rows(n32, n64):
+    import torch
+
+    f32 = torch.empty(n32, dtype=torch.float32, device="cuda")
+    f64 = torch.empty(n64, dtype=torch.float64, device="cuda")
+    return {
+        "torch uniform_ f32": (f32, lambda: f32.uniform_()),
+        "torch normal_ f32": (f32, lambda: f32.normal_()),
+        "torch normal_ f64": (f64, lambda: f64.normal_()),
+        "torch exponential_ f32": (f32, lambda: f32.exponential_()),
+    }
+
+
+def jax_rows(n32):
+    import jax
+
+    key = jax.random.key(2024)
+    uniform = jax.jit(lambda k: jax.random.uniform(k, (n32,), dtype="float32"))
+    normal = jax.jit(lambda k: jax.random.normal(k, (n32,), dtype="float32"))
+    nbytes = 4 * n32
+    return {
+        "JAX uniform f32": (nbytes, lambda: uniform(key)),
+        "JAX normal f32": (nbytes, lambda: normal(key)),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--log2n", type=int, default=28)
+    parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--only", default="", help="run rows whose name contains this")
+    parser.add_argument("--persistent", action="store_true",
+                        help="time tandem's fills again with every kind on a persistent grid")
+    args = parser.parse_args()
+    n32, n64 = 2**args.log2n, 2**(args.log2n - 1)
+
+    roof = cp.empty(n32, cp.float32)
+    rows = {"write roof (CuPy fill)": (roof, lambda: roof.fill(1.0)),
+            "write roof (memset)": (roof, lambda: cp.cuda.runtime.memsetAsync(
+                roof.data.ptr, 1, roof.nbytes, 0))}
+    for name, make in (("cuRAND", lambda: curand_rows(n32, n64)),
+                       ("torch", lambda: torch_rows(n32, n64)),
+                       ("JAX", lambda: jax_rows(n32))):
+        try:
+            rows.update(make())
+        except Exception as error:  # a missing peer is reported, not fatal
+            print(f"{name}: skipped ({type(error).__name__}: {error})")
+    rows.update(tandem_rows(n32, n64))
+
+    device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    print(f"device: {device}; {4 * n32 / 2**30:.2f} GiB per fill; "
+          f"median of {args.repeats} x {args.calls} calls")
+    warm_up = time.perf_counter() + 3  # clocks rise from idle
+    while time.perf_counter() < warm_up:
+        timed(rows["write roof (CuPy fill)"][1], 10, 1)
+    results = {}
+    for name, (buffer, run) in rows.items():
+        if args.only and args.only not in name and "roof" not in name:
+            continue
+        nbytes = buffer if isinstance(buffer, int) else buffer.nbytes
+        clock = timed_on_host if name.startswith("JAX") else timed
+        seconds = clock(run, args.calls, args.repeats)
+        results[name] = nbytes / seconds / 1e12
+    roof_rate = max(rate for name, rate in results.items() if name.startswith("write roof"))
+    persistent = {}
+    if args.persistent:
+        from tandem.backends import cuda as cuda_backend
+
+        cuda_backend.PERSISTENT.update(cuda_backend.maps.KINDS)
+        for name in results:
+            if name.startswith("tandem"):
+                buffer, run = rows[name]
+                persistent[name] = buffer.nbytes / timed(run, args.calls, args.repeats) / 1e12
+    extra = " | persistent grid, TB/s" if persistent else ""
+    print(f"\n| what | TB/s | of roof{extra} |\n| --- | --- | ---{' | ---' if extra else ''} |")
+    for name, rate in results.items():
+        more = f" | {persistent[name]:.2f}" if name in persistent else (" |" if extra else "")
+        print(f"| {name} | {rate:.2f} | {rate / roof_rate:.0%}{more} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,524 @@
+"""Fills on a CUDA GPU: ``numba.cuda.jit`` kernels over ``tandem.core``.
+
+The kernels compute the same elements as the CPU fills, from the same value
+maps (:mod:`tandem.backends.maps`), so every bit agrees.  Layout:
+
+* One thread computes one block of the stream (four words: four 32-bit
+  elements or two 64-bit ones) and writes them with one 16-byte store
+  (two for 8-byte elements of one-word kinds, one narrower store for small
+  dtypes), so that a warp writes 512 contiguous bytes.
+* A fill that starts mid-block, or an ``out`` whose first element is not
+  16-byte aligned, shifts by whole elements through shared memory: each
+  CUDA block computes one stream block more than it stores (the halo), and
+  thread ``t`` stores the aligned group that straddles its block and the
+  next.  The few elements before the first aligned group and after the last
+  are computed alone.
+* A rejected bounded integer continues in the thread that met it.  A
+  ziggurat miss is listed and mended by a second kernel (see ``DEFERRED``).
+* A kernel runs on the stream that its output array was exported with
+  (``__cuda_array_interface__``), so it follows the work that made the array
+  without a host synchronisation; a CuPy array made by a fill is on CuPy's
+  current stream.
+
+``threads`` is the number of threads per CUDA block (a multiple of 32, at
+most ``MAX_THREADS``); it never changes a bit.
+
+Kernels compile on first use.  Under ``NUMBA_ENABLE_CUDASIM=1`` the same
+kernels run in Numba's CUDA simulator on NumPy arrays, which is how CI tests
+their logic.
+"""
+
+import functools
+import math
+import weakref
+
+import numba
+import numpy as np
+from numba import config, cuda
+
+from .. import _twin
+
+U64 = np.uint64
+_ZERO = U64(0)
+DEFAULT_THREADS = 256
+# Every kernel launches with blocks of up to this many threads: the mend and
+# addressed kernels are compiled with it as their launch bound, and the
+# fills use fewer than 128 registers (a launch bound on the fills cost them
+# up to a quarter of their speed on the H200).
+MAX_THREADS = 512
+SIMULATED = bool(config.ENABLE_CUDASIM)
+
+
+# This backend compiles its own copy of core and the maps (see tandem._twin).
+core = _twin.module("core")
+addressing = _twin.module("core.addressing")
+maps = _twin.module("backends.maps")
+
+
+def _register():
+    if SIMULATED:  # the simulator runs the Python functions themselves
+        return
+    from numba.cuda.extending import register_jitable
+
+    core.register_cuda()
+    for fn in maps.functions():
+        register_jitable(fn)
+
+
+_register()
+
+
+# -- stores ------------------------------------------------------------------
+
+def store(out, i, value):
+    """``out[i] = value``, wrapping integers to ``out.dtype`` as compiled code does.
+
+    (Plain NumPy refuses to store, say, a uint64 above ``2**31`` in an int32
+    array; this is what the simulator runs.)
+    """
+    out[i] = np.asarray(value).astype(out.dtype)
+
+
+def store_group(out, e, values):
+    """Write the tuple ``values`` to ``out[e], out[e + 1], ...``.
+
+    Compiled for a GPU this is one 16-byte store per 16 bytes of values
+    (an 8- or 4-byte store for fewer), so ``out[e]`` must be aligned to
+    ``min(16, bytes of values)``.
+    """
+    for j in range(len(values)):
+        store(out, e + j, values[j])
+
+
+def _lower_store_group():
+    from llvmlite import ir
+    from numba import types
+    from numba.cuda.extending import intrinsic, overload
+    from numba.np import numpy_support
+
+    @intrinsic
+    def vector_store(typingctx, out, e, values):
+        if not (isinstance(out, types.Array) and isinstance(values, types.UniTuple)):
+            return None
+        dtype, count = out.dtype, values.count
+        itemsize = numpy_support.as_dtype(dtype).itemsize
+        per_store = max(1, min(count, 16 // itemsize))
+
+        def codegen(context, builder, signature, args):
+            array = context.make_array(signature.args[0])(context, builder, args[0])
+            index = context.cast(builder, args[1], signature.args[1], types.intp)
+            base = builder.gep(array.data, [index])
+            element_type = context.get_data_type(dtype)
+            for first in range(0, count, per_store):
+                vector_type = ir.VectorType(element_type, per_store)
+                vector = ir.Constant(vector_type, ir.Undefined)
+                for j in range(per_store):
+                    value = builder.extract_value(args[2], first + j)
+                    value = context.cast(builder, value, values.dtype, dtype)
+                    value = context.get_value_as_data(builder, dtype, value)
+                    vector = builder.insert_element(vector, value, ir.Constant(ir.IntType(32), j))
+                pointer = builder.gep(base, [ir.Constant(ir.IntType(64), first)])
+                pointer = builder.bitcast(pointer, vector_type.as_pointer())
+                builder.store(vector, pointer, align=per_store * itemsize)
+            return context.get_dummy_value()
+
+        return types.none(out, e, values), codegen
+
+    @overload(store, target="cuda")
+    def _store(out, i, value):
+        def impl(out, i, value):
+            out[i] = value
+        return impl
+
+    @overload(store_group, target="cuda")
+    def _store_group(out, e, values):
+        def impl(out, e, values):
+            vector_store(out, e, values)
+        return impl
+
+
+if not SIMULATED:
+    _lower_store_group()
+
+
+# -- kernels -----------------------------------------------------------------------
+# A *resolver* gives a rejected element: ``(generator, r0..r3, w, lo, hi,
+# params, table, misses, start, n) -> value``.  Kinds that reject often
+# (integers) retry in place; the normal64 ziggurat's misses (0.4 %) are
+# *deferred*: the fill writes NaN and lists the element in ``misses``, and a
+# second kernel mends the list, so that the fill kernel carries no miss code
+# and no warp waits on one lane's miss.  ``misses`` holds an overflow flag,
+# one count per block of the fill's grid, then one segment per block.
+
+DEFERRED = frozenset({"normal64"})
+
+# The ziggurat's layer tables (16 KiB) are read at a random layer per element;
+# from shared memory a warp's 32 reads take a few bank conflicts, where the
+# L1 cache serves one line per cycle.  Each block of the persistent grid copies
+# them once.
+SHARED_TABLE = frozenset({"normal64"})
+SHARED_TABLE_WORDS = 2048
+
+# Kinds whose fill runs a persistent grid (one that strides over the work):
+# those that copy a table per block or list misses per block, and those that
+# measured faster so on the H200 (benchmarks/gpu.py --persistent compares;
+# docs/performance.md).  Bounded integers (their retry loop) and choice (its
+# table gathers) ran faster one group a thread.
+PERSISTENT = set(DEFERRED | SHARED_TABLE) | {
+    "bits32", "bits64", "bitsbool", "uniform32", "uniform64", "bernoulli", "normal32",
+    "exponential32", "exponential64"}
+
+
+def _resolver(width, retry, deferred):
+    if deferred:
+        def resolve(generator, r0, r1, r2, r3, w, lo, hi, params, table, misses, start, n):
+            i = (w - start) // U64(width)  # wraps to >= n for a word before the fill
+            if i < n:
+                # Each block of the grid lists its misses in its own segment,
+                # so that no one counter takes every atomic.
+                blocks = cuda.gridDim.x
+                block = cuda.blockIdx.x
+                room = (misses.size - 1 - blocks) // blocks
+                slot = cuda.atomic.add(misses, 1 + block, U64(1))
+                if slot < room:
+                    misses[1 + blocks + block * room + slot] = i
+                else:
+                    misses[0] = U64(1)  # overflow: mend scans for NaN marks
+            return np.nan
+    else:
+        def resolve(generator, r0, r1, r2, r3, w, lo, hi, params, table, misses, start, n):
+            return retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
+
+    return maps.named(f"resolve_{retry.__name__}_{int(deferred)}", resolve)
+
+
+def _block_values(width, value_map, resolve):
+    """``(generator, x0..x3, b, params, table, r0..r3, misses, start, n) -> values``
+    of stream block ``b``: four values for one-word kinds, two for two-word kinds."""
+    if width == 1:
+        def values(generator, x0, x1, x2, x3, b, params, table, r0, r1, r2, r3, misses, start,
+                   n):
+            v0, v1, a0, a1 = value_map(x0, x1, params, table)
+            v2, v3, a2, a3 = value_map(x2, x3, params, table)
+            w = b << U64(2)
+            if not a0:
+                v0 = resolve(generator, r0, r1, r2, r3, w, x0, _ZERO, params, table, misses,
+                             start, n)
+            if not a1:
+                v1 = resolve(generator, r0, r1, r2, r3, w + U64(1), x1, _ZERO, params, table,
+                             misses, start, n)
+            if not a2:
+                v2 = resolve(generator, r0, r1, r2, r3, w + U64(2), x2, _ZERO, params, table,
+                             misses, start, n)
+            if not a3:
+                v3 = resolve(generator, r0, r1, r2, r3, w + U64(3), x3, _ZERO, params, table,
+                             misses, start, n)
+            return v0, v1, v2, v3
+    else:
+        def values(generator, x0, x1, x2, x3, b, params, table, r0, r1, r2, r3, misses, start,
+                   n):
+            v0, a0 = value_map(x0, x1, params, table)
+            v1, a1 = value_map(x2, x3, params, table)
+            w = b << U64(2)
+            if not a0:
+                v0 = resolve(generator, r0, r1, r2, r3, w, x0, x1, params, table, misses,
+                             start, n)
+            if not a1:
+                v1 = resolve(generator, r0, r1, r2, r3, w + U64(2), x2, x3, params, table,
+                             misses, start, n)
+            return v0, v1
+
+    return maps.named(f"block_values_{value_map.__name__}_{resolve.__name__}", values)
+
+
+def _kernel(**options):
+    """``cuda.jit`` with ``options`` (which the simulator does not take)."""
+    return cuda.jit if SIMULATED else cuda.jit(**options)
+
+
+def _jitable(fn):
+    if SIMULATED:
+        return fn
+    from numba.cuda.extending import register_jitable
+
+    return register_jitable(fn)
+
+
+def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
+                  shared_table, persistent):
+    """The fill, mend and addressed kernels of one kind, generator and output dtype.
+
+    With ``shared_table`` the fill copies the first ``SHARED_TABLE_WORDS`` of
+    ``table`` to shared memory first.  A ``persistent`` fill has a grid that
+    strides over the work; otherwise each thread takes one group.
+    """
+    per_block = 4 // width
+    resolve = _jitable(_resolver(width, retry, deferred))
+    block_values = _jitable(_block_values(width, value_map, resolve))
+    draw = _jitable(maps.element_draw(width, value_map, block_at))
+    element = _jitable(maps.element(draw, retry))
+    shared_type = numba.from_dtype(dtype)
+
+    def direct_group(out, g, first, k0, k1, k2, k3, lane, params, table, r0, r1, r2, r3,
+                     misses, start, n, head):
+        """Group ``g`` when groups are stream blocks (shift 0)."""
+        b = first + U64(g)
+        x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, b)
+        values = block_values(generator, x0, x1, x2, x3, b, params, table, r0, r1, r2, r3,
+                              misses, start, n)
+        store_group(out, head + per_block * g, values)
+
+    def shifted_tile(out, staged, tile, first, k0, k1, k2, k3, lane, params, table,
+                     r0, r1, r2, r3, misses, start, n, head, groups, shift):
+        """Groups ``tile * (threads - 1) ...``: each thread computes one block,
+        stages it, and stores the group that starts ``shift`` words into it."""
+        threads = cuda.blockDim.x
+        t = cuda.threadIdx.x
+        g = tile * (threads - 1) + t
+        b = first + U64(g)
+        x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, b)
+        values = block_values(generator, x0, x1, x2, x3, b, params, table, r0, r1, r2, r3,
+                              misses, start, n)
+        e = per_block * t
+        if width == 1:
+            v0, v1, v2, v3 = values
+            store(staged, e, v0)
+            store(staged, e + 1, v1)
+            store(staged, e + 2, v2)
+            store(staged, e + 3, v3)
+        else:
+            v0, v1 = values
+            store(staged, e, v0)
+            store(staged, e + 1, v1)
+        cuda.syncthreads()
+        if t < threads - 1 and g < groups:
+            s = per_block * t + shift // width
+            if width == 1:
+                group = (staged[s], staged[s + 1], staged[s + 2], staged[s + 3])
+            else:
+                group = (staged[s], staged[s + 1])
+            store_group(out, head + per_block * g, group)
+        cuda.syncthreads()  # before a next tile overwrites `staged`
+
+    direct_group = _jitable(maps.named(f"direct_group_{block_values.__name__}", direct_group))
+    shifted_tile = _jitable(maps.named(f"shifted_tile_{block_values.__name__}", shifted_tile))
+
+    @cuda.jit
+    def fill(out, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3,
+             head, groups, shift, misses):
+        # Group g is elements head + per_block * g ...; its first word is
+        # word `shift` of stream block first + g.
+        params = (p0, p1, p2)
+        n = U64(out.size)
+        threads = cuda.blockDim.x
+        t = cuda.threadIdx.x
+        if shared_table:
+            staged_table = cuda.shared.array(SHARED_TABLE_WORDS, numba.uint64)
+            for k in range(t, SHARED_TABLE_WORDS, threads):
+                staged_table[k] = table[k]
+            cuda.syncthreads()
+            lookup = staged_table
+        else:
+            lookup = table
+        first = (start + U64(width * head)) >> U64(2)
+        if shift == 0:
+            if persistent:
+                for g in range(cuda.grid(1), groups, cuda.gridsize(1)):
+                    direct_group(out, g, first, k0, k1, k2, k3, lane, params, lookup,
+                                 r0, r1, r2, r3, misses, start, n, head)
+            elif cuda.grid(1) < groups:
+                direct_group(out, cuda.grid(1), first, k0, k1, k2, k3, lane, params, lookup,
+                             r0, r1, r2, r3, misses, start, n, head)
+        else:
+            staged = cuda.shared.array(0, shared_type)
+            tiles = (groups + threads - 2) // (threads - 1)
+            step = cuda.gridDim.x if persistent else max(tiles, 1)
+            for tile in range(cuda.blockIdx.x, tiles, step):
+                shifted_tile(out, staged, tile, first, k0, k1, k2, k3, lane, params, lookup,
+                             r0, r1, r2, r3, misses, start, n, head, groups, shift)
+        # The elements before the first group and after the last, one a thread.
+        i = cuda.grid(1)
+        tail = out.size - head - per_block * groups
+        if i < head + tail:
+            if i >= head:
+                i += per_block * groups
+            w = start + U64(width * i)
+            value, accepted, lo, hi = draw(generator, k0, k1, k2, k3, lane, w, params, lookup)
+            if not accepted:
+                value = resolve(generator, r0, r1, r2, r3, w, lo, hi, params, lookup, misses,
+                                start, n)
+            store(out, i, value)
+
+    @_kernel(launch_bounds=MAX_THREADS)
+    def mend(out, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3, misses,
+             blocks):
+        # Every listed miss; after an overflow, every NaN (a miss mark).
+        params = (p0, p1, p2)
+        stride = cuda.gridsize(1)
+        if misses[0] == 0:
+            room = (misses.size - 1 - blocks) // blocks
+            for q in range(cuda.grid(1), blocks * room, stride):
+                if q % room < misses[1 + q // room]:
+                    i = misses[1 + blocks + q]
+                    w = start + U64(width) * i
+                    store(out, i, element(generator, k0, k1, k2, k3, lane, w, params, table,
+                                          r0, r1, r2, r3))
+        else:
+            for i in range(cuda.grid(1), out.size, stride):
+                if math.isnan(out[i]):
+                    w = start + U64(width * i)
+                    store(out, i, element(generator, k0, k1, k2, k3, lane, w, params, table,
+                                          r0, r1, r2, r3))
+
+    @_kernel(launch_bounds=MAX_THREADS)
+    def addressed(out, index, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3):
+        params = (p0, p1, p2)
+        i = cuda.grid(1)
+        if i < out.size:
+            w = start + U64(width) * index[i]
+            store(out, i, element(generator, k0, k1, k2, k3, lane, w, params, table,
+                                  r0, r1, r2, r3))
+
+    return fill, mend, addressed
+
+
+_BLOCK_AT = (addressing.philox_block_at, addressing.threefry_block_at)  # by Stream.generator
+
+
+@functools.lru_cache(maxsize=None)
+def _kernels(kind, width, generator, dtype, persistent):
+    value_map, retry = maps.KINDS[kind]
+    return _make_kernels(width, value_map, retry, _BLOCK_AT[generator], generator,
+                         np.dtype(dtype), kind in DEFERRED, kind in SHARED_TABLE, persistent)
+
+
+# -- launches ---------------------------------------------------------------------
+
+_DEVICE_TABLES = {}
+_NO_TABLE = np.zeros(1, dtype=np.uint64)
+_NO_MISSES = np.zeros(1, dtype=np.uint64)  # the miss list of fills that never defer
+
+
+def _on_device(table):
+    """A device copy of the host array ``table``, made once per array."""
+    if table is None:
+        table = _NO_TABLE
+    key = id(table)
+    if key not in _DEVICE_TABLES:
+        _DEVICE_TABLES[key] = cuda.to_device(table)
+        weakref.finalize(table, _DEVICE_TABLES.pop, key, None)
+    return _DEVICE_TABLES[key]
+
+
+def _args(spec, stream):
+    key = tuple(U64(k) for k in stream.key) + (_ZERO,) * (4 - len(stream.key))
+    params = tuple(U64(p) for p in spec.params)
+    retry = tuple(U64(k) for k in spec.retry_key)
+    return (*key, U64(stream.lane), U64(stream.position), *params,
+            _on_device(spec.table), *retry)
+
+
+def _address(out):
+    if SIMULATED and isinstance(out, np.ndarray):
+        return out.ctypes.data
+    return out.__cuda_array_interface__["data"][0]
+
+
+def _stream_of(out):
+    """The stream ``out`` was exported with (see :func:`tandem.arrays.flat`)."""
+    return getattr(out, "stream", 0)
+
+
+def _threads(threads):
+    threads = DEFAULT_THREADS if threads is None else threads
+    if threads % 32 or not 32 <= threads <= MAX_THREADS:
+        raise ValueError(f"threads per CUDA block must be a multiple of 32 in "
+                         f"[32, {MAX_THREADS}], got {threads}")
+    return threads
+
+
+def layout(n, start, width, itemsize, address):
+    """``(head, groups, shift)``: how a fill of ``n`` elements splits into groups.
+
+    Group ``g`` holds the ``4 // width`` elements from ``head + (4 // width) * g``;
+    its first word is word ``shift`` of a stream block.  Groups start at
+    16-byte boundaries of ``out`` (or at the group size, when smaller) where
+    the address allows it, else at stream blocks.
+    """
+    per_block = 4 // width
+    align = min(16, per_block * itemsize)
+    if address % itemsize == 0:
+        head = (-address % align) // itemsize
+    else:  # no aligned groups: follow the stream's blocks instead
+        head = (-start % 4) // width
+    head = min(head, n)
+    groups = (n - head) // per_block
+    return head, groups, (start + width * head) % 4
+
+
+@functools.lru_cache(maxsize=None)
+def _resident_blocks(threads):
+    """Blocks of the persistent grid: enough to fill every multiprocessor."""
+    if SIMULATED:  # one block: the tests see every block loop more than once
+        return 1
+    return cuda.get_current_device().MULTIPROCESSOR_COUNT * (2048 // threads)
+
+
+def miss_capacity(n):
+    """Room in the miss list of ``n`` elements (about 4 times the expected
+    misses of normal64); a fill with more mends by scanning for NaN."""
+    return n // 64 + 64
+
+
+def _zeros(n, dtype, like):
+    """A zeroed device array (from CuPy's pool when CuPy is there).
+
+    CuPy zeroes it on its current stream: a fill into an ``out`` exported
+    on another stream must not overlap work on that one.
+    """
+    if SIMULATED and isinstance(like, np.ndarray):
+        return np.zeros(n, dtype=dtype)
+    try:
+        import cupy
+    except ImportError:
+        return cuda.to_device(np.zeros(n, dtype=dtype))
+    return cupy.zeros(n, dtype=dtype)
+
+
+def fill(spec, stream, out, threads=None):
+    """Write ``out.size`` elements of ``spec`` from ``stream.position`` into flat ``out``."""
+    threads = _threads(threads)
+    dtype = np.dtype(out.dtype)
+    persistent = spec.kind in PERSISTENT
+    fill_kernel, mend_kernel, _ = _kernels(spec.kind, spec.width, stream.generator, dtype,
+                                           persistent)
+    head, groups, shift = layout(out.size, stream.position, spec.width, dtype.itemsize,
+                                 _address(out))
+    per_block = 4 // spec.width
+    singles = out.size - per_block * groups
+    if shift == 0:
+        blocks, shared = -(-groups // threads), 0
+    else:
+        blocks, shared = -(-groups // (threads - 1)), threads * per_block * dtype.itemsize
+    if persistent:
+        blocks = min(blocks, _resident_blocks(threads))
+    blocks = max(blocks, -(-singles // threads), 1)
+    deferred = spec.kind in DEFERRED
+    if deferred:
+        room = miss_capacity(out.size // blocks + threads)
+        misses = _zeros(1 + blocks * (1 + room), np.uint64, out)
+    else:
+        misses = _on_device(_NO_MISSES)
+    args = _args(spec, stream)
+    launch = _stream_of(out)
+    fill_kernel[blocks, threads, launch, shared](out, *args, head, groups, shift, misses)
+    if deferred:
+        mend_kernel[min(-(-misses.size // 256), 1024), 256, launch](out, *args, misses, blocks)
+
+
+def addressed(spec, stream, index, out, threads=None):
+    """Write element ``index[i]`` of the fill from ``stream`` into ``out[i]``."""
+    threads = _threads(threads)
+    kernel = _kernels(spec.kind, spec.width, stream.generator, np.dtype(out.dtype), False)[2]
+    kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](out, index,
+                                                                      *_args(spec, stream))

@@ -1,0 +1,118 @@
+"""The CUDA backend's kernels, run by Numba's CUDA simulator, against the CPU.
+
+``tests/conftest.py`` turns the simulator on (``NUMBA_ENABLE_CUDASIM=1``)
+unless ``TANDEM_GPU=1``; the simulator runs every thread in Python, so the
+sizes are small.  ``tests/gpu`` runs the same comparisons on a real GPU.
+"""
+
+import numpy as np
+import pytest
+
+import tandem
+from tandem import distributions as D
+from tandem.backends import cuda as cuda_backend
+
+from test_invariance import FILLS, IDS, THREEFRY_TOO, addressed, fill
+
+# The simulator evaluates core in plain NumPy scalars, where word_float's
+# intended uint64 wrap-around warns.
+pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered")
+
+CASES = [pytest.param(kind, *f, id=f"{kind.__name__}-{i}")
+         for f, i in zip(FILLS, IDS) for kind in (tandem.Philox, tandem.Threefry)
+         if kind is tandem.Philox or i in THREEFRY_TOO]
+
+
+def on_cuda(name, args, kwargs, stream, n, out=None, threads=32):
+    return getattr(D, name)(stream, *args, n, **kwargs, out=out, threads=threads,
+                            backend="cuda")
+
+
+@pytest.fixture(params=[False, True], ids=["one-group-a-thread", "persistent"])
+def grid(request, monkeypatch):
+    """Every kind on either grid (the simulated persistent grid is one block)."""
+    kinds = set(cuda_backend.maps.KINDS) if request.param else cuda_backend.DEFERRED
+    monkeypatch.setattr(cuda_backend, "PERSISTENT", set(kinds))
+
+
+@pytest.mark.parametrize("kind,name,args,kwargs", CASES)
+def test_every_fill_equals_cpu(kind, name, args, kwargs, grid):
+    # start 5 shifts the groups by a word; 70 elements need a halo block
+    # between CUDA blocks of 32 threads, a head and a tail.
+    stream = kind(2024).at(5)
+    expected, end = fill(name, args, kwargs, stream, 70)
+    got, got_end = on_cuda(name, args, kwargs, stream, 70)
+    np.testing.assert_array_equal(got, expected)
+    assert got_end == end
+
+
+@pytest.mark.parametrize("kind,name,args,kwargs", CASES)
+def test_addressed_equals_cpu(kind, name, args, kwargs):
+    stream = kind(7).at(3)
+    index = np.array([0, 1, 2, 3, 64, 65, 1000, 5])
+    expected = addressed(name, args, kwargs, stream, index)
+    got = getattr(D, name + "_at")(stream, index, *args, **kwargs, threads=32, backend="cuda")
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dtype,name,args", [
+    (np.uint32, "bits", ()), (np.float64, "random", ()), (np.bool_, "bits", ()),
+    (np.int8, "integers", (0, 100)), (np.int64, "integers", (0, 100)),
+    (np.uint32, "choice", (tandem.AliasTable([1.0, 2.0, 3.0]),))])
+@pytest.mark.parametrize("start", [0, 1, 2, 3, 6])
+@pytest.mark.parametrize("offset", [0, 1])
+def test_any_start_and_alignment(dtype, name, args, start, offset):
+    """Every word offset of the start and every misalignment of ``out``."""
+    kwargs = {} if name == "choice" else {"dtype": dtype}
+    stream = tandem.Philox(99).at(start)
+    expected = fill(name, args, kwargs, stream, 41)[0]
+    buffer = np.zeros(41 + offset, dtype=dtype)
+    on_cuda(name, args, kwargs, stream, None, out=buffer[offset:])
+    np.testing.assert_array_equal(buffer[offset:], expected)
+    assert not buffer[:offset].any()
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 9, 301])
+@pytest.mark.parametrize("threads", [32, 64])
+def test_lengths_and_block_sizes(n, threads):
+    """Short fills, and 301 elements: the simulated grid is one block, which
+    loops over the groups (and the shifted tiles) several times."""
+    stream = tandem.Philox(5).at(1)
+    for dtype in (np.float32, np.float64):
+        expected = stream.random(n, dtype=dtype)[0]
+        got = D.random(stream, n, dtype=dtype, threads=threads, backend="cuda")[0]
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_normal64_misses():
+    """Element 29254 of Philox(123456).normal is a tail miss (docs/spec.md)."""
+    stream = tandem.Philox(123456).at(2 * 29250)
+    expected = stream.normal(9)[0]
+    got = D.normal(stream, 9, threads=32, backend="cuda")[0]
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_normal64_miss_list_overflow(monkeypatch):
+    """With no room in the miss list the mending kernel scans for NaN marks."""
+    monkeypatch.setattr(cuda_backend, "miss_capacity", lambda n: 0)
+    stream = tandem.Philox(123456).at(2 * 29250)
+    expected = stream.normal(9)[0]
+    got = D.normal(stream, 9, threads=32, backend="cuda")[0]
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_bad_threads_per_block():
+    with pytest.raises(ValueError, match="multiple of 32"):
+        D.random(tandem.Philox(1), 10, threads=48, backend="cuda")
+
+
+@pytest.mark.parametrize("address,start,width,itemsize,expected", [
+    (0, 0, 1, 4, (0, 25, 0)),     # aligned: groups are stream blocks
+    (0, 1, 1, 4, (0, 25, 1)),     # aligned out, start mid-block: shifted groups
+    (4, 0, 1, 4, (3, 24, 3)),     # out one float past a boundary
+    (8, 2, 2, 8, (1, 49, 0)),     # f64: the head realigns both
+    (2, 0, 1, 4, (0, 25, 0)),     # unaligned address: follow the stream's blocks
+    (0, 0, 1, 1, (0, 25, 0)),     # bool: 4-byte groups
+])
+def test_layout(address, start, width, itemsize, expected):
+    assert cuda_backend.layout(100, start, width, itemsize, address) == expected
