@@ -1,0 +1,179 @@
+"""The bootstrap particle filter as array code on NumPy or CuPy."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import arrays
+from ..stream import Stream
+from .resampling import check_scheme, resample
+
+#: Purposes of the three streams a filter derives from its root.
+PURPOSE_INITIAL = "tandem.smc.initial"
+PURPOSE_PROPAGATION = "tandem.smc.propagation"
+PURPOSE_RESAMPLING = "tandem.smc.resampling"
+
+
+class FilterStreams(NamedTuple):
+    """The streams of a filter: pass them back as ``root`` to continue a run's draws."""
+
+    initial: Stream
+    propagation: Stream
+    resampling: Stream
+
+    @classmethod
+    def of(cls, root):
+        """The three streams of ``root``: its ``sub`` for each purpose."""
+        return cls(root.sub(PURPOSE_INITIAL), root.sub(PURPOSE_PROPAGATION),
+                   root.sub(PURPOSE_RESAMPLING))
+
+
+@dataclass(frozen=True)
+class FilterResult:
+    """What :func:`bootstrap_filter` returns.
+
+    Attributes
+    ----------
+    means, variances : array, shape (T,) or (T, d)
+        Weighted moments of the particles at each step, before resampling
+        (per coordinate for a vector state).
+    log_likelihood : float
+        The estimate of ``log p(y_0 .. y_{T-1})``; its exponential is unbiased.
+    ess : numpy.ndarray, shape (T,)
+        The effective sample size ``1 / sum(W**2)`` at each step.
+    resampled : numpy.ndarray of bool, shape (T,)
+        Whether the particles were resampled after step ``t``.
+    particles : array, shape (n,) or (n, d)
+        The final particles, with normalised ``weights``.
+    weights : array, shape (n,)
+    streams : FilterStreams
+        The three streams, moved on past every draw of the run.
+    """
+
+    means: object
+    variances: object
+    log_likelihood: float
+    ess: np.ndarray
+    resampled: np.ndarray
+    particles: object
+    weights: object
+    streams: FilterStreams
+
+
+def _count(n, name):
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {n!r}")
+    if n <= 0:
+        raise ValueError(f"{name} must be positive, got {n}")
+    return int(n)
+
+
+def _observations(observations):
+    y = np.asarray(arrays.to_host(observations), dtype=np.float64)
+    if y.ndim == 0 or len(y) == 0:
+        raise ValueError("observations must be a non-empty sequence")
+    bad = np.flatnonzero(~np.isfinite(y.reshape(len(y), -1)).all(axis=1))
+    if bad.size:
+        raise ValueError(f"observations must be finite; step {bad[0]} is {y[bad[0]]}")
+    return y
+
+
+def bootstrap_filter(root, model, observations, n_particles, *, resampling="systematic",
+                     ess_threshold=None, device=None):
+    """Run a bootstrap particle filter.
+
+    Parameters
+    ----------
+    root : tandem.Stream or FilterStreams
+        A stream, whose ``sub`` streams for initialisation, propagation and
+        resampling the filter draws from (:class:`FilterStreams`), or the
+        ``streams`` of an earlier result, to continue its draws.
+    model : object
+        See :mod:`tandem.smc.models`.
+    observations : array_like, shape (T,) or (T, k)
+        ``y_t`` observes ``X_t``; ``X_0`` comes from the initial distribution.
+    n_particles : int
+    resampling : {"systematic", "stratified", "residual", "multinomial"}
+    ess_threshold : float in (0, 1] or None
+        Resample after a step only when its ESS is below
+        ``ess_threshold * n_particles``; None resamples after every step.
+        Nothing is resampled after the last step.
+    device : {None, "cpu", "cuda"}
+        Where the particles live: NumPy arrays on the CPU (the default) or
+        CuPy arrays on the GPU.  The draws are the same on both; the
+        weighted sums may round differently (NumPy and CuPy sum in different
+        orders), which can move an ancestor whose uniform falls within
+        rounding of a cumulative weight.
+
+    Returns
+    -------
+    FilterResult
+
+    Notes
+    -----
+    Two particle buffers alternate between propagation and resampling, so
+    the loop allocates no particle arrays; each step allocates a few
+    length-``n`` f64 temporaries for the weights, and the model may allocate
+    its own (the built-in ones do, in their expressions).
+    """
+    streams = root if isinstance(root, FilterStreams) else None
+    if streams is None:
+        if not isinstance(root, Stream):
+            raise TypeError(f"root must be a tandem Stream or FilterStreams, got "
+                            f"{type(root).__name__}")
+        streams = FilterStreams.of(root)
+    n = _count(n_particles, "n_particles")
+    check_scheme(resampling)
+    if ess_threshold is not None and not 0 < float(ess_threshold) <= 1:
+        raise ValueError(f"ess_threshold must be in (0, 1] or None, got {ess_threshold}")
+    y = _observations(observations)
+    device = arrays.check_device(device) or "cpu"
+    xp = arrays.cupy() if device == "cuda" else np
+    initial, propagation, resampling_stream = streams
+
+    T = len(y)
+    shape = (n,) + tuple(model.state_shape)
+    buffers = (xp.empty(shape), xp.empty(shape))
+    means, variances = xp.empty((T,) + shape[1:]), xp.empty((T,) + shape[1:])
+    ess, resampled = np.empty(T), np.zeros(T, dtype=bool)
+    log_weights = xp.zeros(n)  # carried from the last resampling
+    carried_norm = math.log(n)  # log sum exp(log_weights)
+    log_likelihood = 0.0
+    current = 0
+    x = buffers[current]
+    initial = model.sample_initial(initial, x)
+    for t in range(T):
+        if t > 0:
+            current = 1 - current
+            propagation = model.sample_transition(x, t, propagation, buffers[current])
+            x = buffers[current]
+        log_weights = log_weights + model.observation_logpdf(x, y[t], t)
+        top = float(log_weights.max())
+        if not math.isfinite(top) or bool(xp.isnan(log_weights).any()):
+            raise ValueError(f"all weights are zero or NaN at step {t} (the observation "
+                             f"log-density gave {top})")
+        w = xp.exp(log_weights - top)
+        total = float(w.sum())
+        W = w / total
+        log_likelihood += top + math.log(total) - carried_norm
+        ess[t] = 1.0 / float((W * W).sum())
+        Wx = W.reshape((n,) + (1,) * (x.ndim - 1))
+        means[t] = (Wx * x).sum(axis=0)
+        variances[t] = (Wx * (x - means[t]) ** 2).sum(axis=0)
+        if t < T - 1 and (ess_threshold is None or ess[t] < ess_threshold * n):
+            ancestors, resampling_stream = resample(resampling, W, resampling_stream, device)
+            current = 1 - current
+            xp.take(x, ancestors, axis=0, out=buffers[current])
+            x = buffers[current]
+            log_weights = xp.zeros(n)
+            carried_norm = math.log(n)
+            resampled[t] = True
+        else:
+            carried_norm = top + math.log(total)
+    return FilterResult(means, variances, float(log_likelihood), ess, resampled, x, W,
+                        FilterStreams(initial, propagation, resampling_stream))

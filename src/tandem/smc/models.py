@@ -1,0 +1,191 @@
+"""State-space models for the bootstrap filter, as array code.
+
+A model is any object with these methods over particle arrays (NumPy or
+CuPy; a particle is one row of ``x``, or one element when the state is a
+scalar):
+
+``sample_initial(stream, out) -> stream``
+    Write draws of ``X_0`` into ``out``; return the stream moved on.
+``sample_transition(x, t, stream, out) -> stream``
+    Write draws of ``X_t | X_{t-1} = x`` into ``out``.
+``observation_logpdf(x, y, t) -> array``
+    ``log g(y_t | x)`` for every particle.
+
+The names follow the mathematics: ``X_0 ~ p_0``, ``X_t | X_{t-1} ~ f``,
+``Y_t | X_t ~ g``.  Draws come from the stream handed in, so the same root
+reproduces a run on any device.  ``state_shape`` is the shape of one
+particle (``()`` for a scalar state).
+
+A user model is a few lines; for example a random walk observed in
+Student-t noise::
+
+    class RandomWalk:
+        state_shape = ()
+        def sample_initial(self, stream, out):
+            return stream.normal(out=out)[1]
+        def sample_transition(self, x, t, stream, out):
+            stream = stream.normal(out=out)[1]
+            out += x
+            return stream
+        def observation_logpdf(self, x, y, t):
+            return -2.5 * np.log1p((y - x) ** 2 / 4)   # up to a constant
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_LOG_2PI = math.log(2 * math.pi)
+
+
+def _module(x):
+    """NumPy or CuPy, whichever ``x`` belongs to."""
+    return np if isinstance(x, np.ndarray) else __import__("cupy")
+
+
+def _positive(value, name):
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be positive and finite, got {value}")
+    return value
+
+
+def _finite(value, name):
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value
+
+
+class LinearGaussian:
+    """``X_0 ~ N(initial_mean, initial_sd**2)``,
+    ``X_t = transition X_{t-1} + process_sd e_t``,
+    ``Y_t = X_t + observation_sd n_t``, with ``e_t, n_t ~ N(0, 1)``.
+
+    Draws: ``normal(loc=initial_mean, scale=initial_sd)`` for ``X_0`` and one
+    standard normal per particle and step for ``e_t`` (f64).
+    """
+
+    state_shape = ()
+
+    def __init__(self, transition, process_sd, observation_sd, initial_mean=0.0,
+                 initial_sd=1.0):
+        self.transition = _finite(transition, "transition")
+        self.process_sd = _positive(process_sd, "process_sd")
+        self.observation_sd = _positive(observation_sd, "observation_sd")
+        self.initial_mean = _finite(initial_mean, "initial_mean")
+        self.initial_sd = _positive(initial_sd, "initial_sd")
+
+    def sample_initial(self, stream, out):
+        return stream.normal(out=out, loc=self.initial_mean, scale=self.initial_sd)[1]
+
+    def sample_transition(self, x, t, stream, out):
+        stream = stream.normal(out=out)[1]
+        out *= self.process_sd
+        out += self.transition * x
+        return stream
+
+    def observation_logpdf(self, x, y, t):
+        z = (y - x) / self.observation_sd
+        return -0.5 * (z * z) - (math.log(self.observation_sd) + 0.5 * _LOG_2PI)
+
+    def as_multivariate(self):
+        """The same model as a :class:`MultivariateLinearGaussian` of dimension 1."""
+        return MultivariateLinearGaussian(
+            [[self.transition]], [[self.process_sd**2]], [[1.0]], [[self.observation_sd**2]],
+            [self.initial_mean], [[self.initial_sd**2]])
+
+
+class MultivariateLinearGaussian:
+    """``X_0 ~ N(m0, P0)``, ``X_t = A X_{t-1} + e_t`` with ``e_t ~ N(0, Q)``,
+    ``Y_t = H X_t + v_t`` with ``v_t ~ N(0, R)``.
+
+    Parameters
+    ----------
+    A, Q : array_like, shape (d, d)
+    H : array_like, shape (k, d)
+    R : array_like, shape (k, k)
+    m0 : array_like, shape (d,)
+    P0 : array_like, shape (d, d)
+        ``Q``, ``R`` and ``P0`` symmetric positive definite.
+
+    Draws: ``d`` standard normals per particle and step (f64), mapped
+    through the lower Cholesky factor.
+    """
+
+    def __init__(self, A, Q, H, R, m0, P0):
+        self.A, self.Q, self.H, self.R = (np.atleast_2d(np.asarray(M, dtype=np.float64))
+                                          for M in (A, Q, H, R))
+        self.m0 = np.atleast_1d(np.asarray(m0, dtype=np.float64))
+        self.P0 = np.atleast_2d(np.asarray(P0, dtype=np.float64))
+        d, k = self.A.shape[0], self.H.shape[0]
+        for name, M, shape in (("A", self.A, (d, d)), ("Q", self.Q, (d, d)),
+                               ("H", self.H, (k, d)), ("R", self.R, (k, k)),
+                               ("P0", self.P0, (d, d)), ("m0", self.m0, (d,))):
+            if M.shape != shape:
+                raise ValueError(f"{name} must have shape {shape}, got {M.shape}")
+            if not np.isfinite(M).all():
+                raise ValueError(f"{name} must be finite")
+        for name in ("Q", "R", "P0"):
+            try:
+                np.linalg.cholesky(getattr(self, name))
+            except np.linalg.LinAlgError:
+                raise ValueError(f"{name} must be symmetric positive definite") from None
+        self.state_shape = (d,)
+        self._chol_Q = np.linalg.cholesky(self.Q)
+        self._chol_P0 = np.linalg.cholesky(self.P0)
+        self._R_inv = np.linalg.inv(self.R)
+        self._log_norm = -0.5 * (k * _LOG_2PI + np.linalg.slogdet(self.R)[1])
+
+    def _on(self, xp, M):
+        return M if xp is np else xp.asarray(M)
+
+    def sample_initial(self, stream, out):
+        xp = _module(out)
+        stream = stream.normal(out=out)[1]
+        out[...] = out @ self._on(xp, self._chol_P0).T + self._on(xp, self.m0)
+        return stream
+
+    def sample_transition(self, x, t, stream, out):
+        xp = _module(out)
+        stream = stream.normal(out=out)[1]
+        out[...] = out @ self._on(xp, self._chol_Q).T + x @ self._on(xp, self.A).T
+        return stream
+
+    def observation_logpdf(self, x, y, t):
+        xp = _module(x)
+        r = self._on(xp, np.atleast_1d(y)) - x @ self._on(xp, self.H).T
+        return self._log_norm - 0.5 * xp.einsum("ni,ij,nj->n", r, self._on(xp, self._R_inv), r)
+
+
+class StochasticVolatility:
+    """``X_0 ~ N(mu, sigma**2 / (1 - phi**2))``,
+    ``X_t = mu + phi (X_{t-1} - mu) + sigma e_t``, ``Y_t ~ N(0, exp(X_t))``.
+
+    ``|phi| < 1``.  Draws: one standard normal per particle and step (f64).
+    """
+
+    state_shape = ()
+
+    def __init__(self, mu=0.0, phi=0.95, sigma=0.2):
+        self.mu = _finite(mu, "mu")
+        self.phi = _finite(phi, "phi")
+        if not abs(self.phi) < 1:
+            raise ValueError(f"phi must be in (-1, 1), got {self.phi}")
+        self.sigma = _positive(sigma, "sigma")
+
+    def sample_initial(self, stream, out):
+        scale = self.sigma / math.sqrt(1 - self.phi**2)
+        return stream.normal(out=out, loc=self.mu, scale=scale)[1]
+
+    def sample_transition(self, x, t, stream, out):
+        stream = stream.normal(out=out)[1]
+        out *= self.sigma
+        out += self.mu + self.phi * (x - self.mu)
+        return stream
+
+    def observation_logpdf(self, x, y, t):
+        xp = _module(x)
+        return -0.5 * (_LOG_2PI + x + y * y * xp.exp(-x))
