@@ -186,3 +186,15 @@ def test_all_weights_zero_is_an_error():
 
     with pytest.raises(ValueError, match="step 2"):
         smc.bootstrap_filter(tandem.Philox(1), Impossible(0.9, 0.3, 0.5), Y, 100)
+
+
+def test_merge_equals_searchsorted():
+    from tandem.smc._merge import inverse_cdf_sorted
+
+    rng = np.random.default_rng(3)
+    weights = rng.random(500)
+    weights[rng.random(500) < 0.3] = 0.0  # flat stretches of the CDF
+    cdf = np.cumsum(weights / weights.sum())
+    points = np.sort(np.concatenate([rng.random(2000), cdf[:50], [1.0, 1.5]]))
+    expected = np.minimum(np.searchsorted(cdf, points, side="right"), cdf.size - 1)
+    np.testing.assert_array_equal(inverse_cdf_sorted(cdf, points), expected)

@@ -23,3 +23,27 @@ def test_cupy_filter_matches_numpy(scheme):
     np.testing.assert_allclose(on_gpu.means.get(), on_cpu.means, rtol=0, atol=1e-9)
     assert on_gpu.log_likelihood == pytest.approx(on_cpu.log_likelihood, abs=1e-9)
     assert on_gpu.streams == on_cpu.streams
+
+
+def test_batch_of_256_filters_matches_kalman():
+    """256 filters of 1024 particles: the mean over filters is within 6
+    standard errors of Kalman (t with 255 degrees of freedom: 4e-9)."""
+    import math
+
+    model = smc.LinearGaussian(0.9, 0.3, 0.5)
+    y = [0.1, 0.4, -0.2, 0.3, 0.0, 0.2]
+    result = smc.batch_filters(tandem.Philox(123456), model,
+                               np.repeat(np.array(y)[:, None], 256, axis=1), 1024)
+    exact = smc.kalman(model, y)
+    se = result.means.std(axis=1, ddof=1) / math.sqrt(256)
+    assert (np.abs(result.means.mean(axis=1) - exact.means) < 6 * se).all()
+
+
+def test_batch_kernel_follows_its_rule_on_the_gpu():
+    from test_smc_batch import MODEL, transcription
+
+    y = np.random.default_rng(4).normal(size=(5, 4))
+    result = smc.batch_filters(tandem.Philox(5), MODEL, y, 64)
+    means, ll = transcription(tandem.Philox(5), MODEL, y, 64, True)
+    np.testing.assert_allclose(result.means, means, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(result.log_likelihood, ll, rtol=1e-9)

@@ -72,6 +72,11 @@ def register_cuda():
     """
     if "cuda" in _registered:
         return
+    from numba import config
+
+    if config.ENABLE_CUDASIM:  # the simulator runs the Python functions
+        _registered.add("cuda")
+        return
     from numba.cuda.extending import register_jitable
 
     from ._lowering_cuda import lower_cuda

@@ -32,6 +32,16 @@ class FilterStreams(NamedTuple):
         return cls(root.sub(PURPOSE_INITIAL), root.sub(PURPOSE_PROPAGATION),
                    root.sub(PURPOSE_RESAMPLING))
 
+    @classmethod
+    def from_root(cls, root):
+        """``root`` itself if it is a FilterStreams, else :meth:`of` the stream ``root``."""
+        if isinstance(root, cls):
+            return root
+        if not isinstance(root, Stream):
+            raise TypeError(f"root must be a tandem Stream or FilterStreams, got "
+                            f"{type(root).__name__}")
+        return cls.of(root)
+
 
 @dataclass(frozen=True)
 class FilterResult:
@@ -121,12 +131,7 @@ def bootstrap_filter(root, model, observations, n_particles, *, resampling="syst
     length-``n`` f64 temporaries for the weights, and the model may allocate
     its own (the built-in ones do, in their expressions).
     """
-    streams = root if isinstance(root, FilterStreams) else None
-    if streams is None:
-        if not isinstance(root, Stream):
-            raise TypeError(f"root must be a tandem Stream or FilterStreams, got "
-                            f"{type(root).__name__}")
-        streams = FilterStreams.of(root)
+    streams = FilterStreams.from_root(root)
     n = _count(n_particles, "n_particles")
     check_scheme(resampling)
     if ess_threshold is not None and not 0 < float(ess_threshold) <= 1:

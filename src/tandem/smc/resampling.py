@@ -46,11 +46,15 @@ def check_scheme(scheme):
 
 
 def _inverse_cdf(weights, points):
-    """Indices ``i`` with ``cumsum(weights)[i - 1] <= point < cumsum(weights)[i]``."""
+    """Indices ``i`` with ``cumsum(weights)[i - 1] <= point < cumsum(weights)[i]``
+    for sorted ``points``; the last index for a point above the rounded total."""
     xp = _module(weights)
     cdf = xp.cumsum(weights)
-    index = xp.searchsorted(cdf, points, side="right")
-    return xp.minimum(index, weights.size - 1)  # a point above a rounded total
+    if xp is np:  # one merge pass; searchsorted is O(n log n) here
+        from ._merge import inverse_cdf_sorted
+
+        return inverse_cdf_sorted(cdf, points)
+    return xp.minimum(xp.searchsorted(cdf, points, side="right"), weights.size - 1)
 
 
 def resample(scheme, weights, stream, device=None):
