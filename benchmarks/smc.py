@@ -1,6 +1,7 @@
 """Particle-filter benchmark: tandem.smc against the `particles` library, in one run.
 
     python benchmarks/smc.py [--n 100000] [--steps 100] [--repeats 3]
+    python benchmarks/smc.py --gpu [--filters 65536] [--batch-particles 256]
 
 Both run a bootstrap filter with systematic resampling at every step and
 filtering means on the linear Gaussian model x_t = 0.9 x_(t-1) + 0.3 e_t,
@@ -8,6 +9,12 @@ y_t = x_t + 0.5 n_t, on the same simulated observations.  `particles`
 needs NumPy < 2, so it runs in a virtual environment of its own, made on
 first use in ``.venv-particles`` (``--venv``) with pip.  Prints particle-
 steps per second (best of ``repeats``) and the ratio.
+
+With ``--gpu`` it times, on the GPU instead, the CuPy-array filter (n
+particles) and the fused batch kernel (``--filters`` filters of
+``--batch-particles`` particles), both on the same model, and prints
+particle-steps per second; each figure is the best of ``repeats`` calls,
+synchronised, after one call that compiles.
 """
 
 import argparse
@@ -62,12 +69,46 @@ def peer_python(venv):
     return python
 
 
+def gpu_rows(args, model, y):
+    import cupy as cp
+
+    def best_of(run):
+        run()
+        cp.cuda.Device().synchronize()
+        best = float("inf")
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            run()
+            cp.cuda.Device().synchronize()
+            best = min(best, time.perf_counter() - t0)
+        return best
+
+    batch_y = np.repeat(np.asarray(y)[:, None], args.filters, axis=1)
+    rows = [
+        (f"bootstrap_filter, CuPy arrays, n = {args.n}", args.n * len(y),
+         best_of(lambda: smc.bootstrap_filter(tandem.Philox(1), model, y, args.n,
+                                              device="cuda"))),
+        (f"batch_filters, {args.filters} filters x {args.batch_particles} particles",
+         args.filters * args.batch_particles * len(y),
+         best_of(lambda: smc.batch_filters(tandem.Philox(1), model, batch_y,
+                                           args.batch_particles))),
+    ]
+    device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    print(f"{device}; linear Gaussian, T = {len(y)}; best of {args.repeats}\n")
+    print("| filter | seconds | particle-steps/s |\n| --- | --- | --- |")
+    for name, steps, seconds in rows:
+        print(f"| {name} | {seconds:.4f} | {steps / seconds:.3g} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--venv", default=".venv-particles")
+    parser.add_argument("--gpu", action="store_true")
+    parser.add_argument("--filters", type=int, default=65536)
+    parser.add_argument("--batch-particles", type=int, default=256)
     args = parser.parse_args()
 
     model = smc.LinearGaussian(0.9, 0.3, 0.5)
@@ -77,6 +118,9 @@ def main():
         x = noise[2 * t] if t == 0 else 0.9 * x + 0.3 * noise[2 * t]
         y.append(float(x + 0.5 * noise[2 * t + 1]))
     exact = smc.kalman(model, y)
+    if args.gpu:
+        gpu_rows(args, model, y)
+        return
 
     smc.bootstrap_filter(tandem.Philox(1), model, y[:2], 1000)  # compile
     best = float("inf")

@@ -148,3 +148,29 @@ def test_bad_weights_write_nothing():
     with pytest.raises(ValueError, match="finite"):
         S.sample(4, weights=[1.0, np.nan, 1.0, 1.0], size=4, out=out)
     assert (out == 7).all()
+
+
+class FakeCudaArray:
+    """Just an ``__cuda_array_interface__``: enough for the checks on ``out``,
+    which all run before anything touches the device."""
+
+    def __init__(self, shape, typestr="<f8", strides=None, readonly=False):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr,
+                                         "strides": strides, "data": (0, readonly),
+                                         "version": 3}
+
+
+@pytest.mark.parametrize("out,error,match", [
+    (FakeCudaArray((4,), typestr="<f4"), TypeError, "dtype float64"),
+    (FakeCudaArray((4,), readonly=True), ValueError, "writeable"),
+    (FakeCudaArray((4, 4), strides=(8, 32)), ValueError, "C-contiguous"),
+    (FakeCudaArray((5,)), ValueError, "does not match"),
+])
+def test_bad_cuda_out_is_refused_before_any_work(out, error, match):
+    with pytest.raises(error, match=match):
+        S.random(4 if match == "does not match" else None, out=out)
+
+
+def test_cuda_out_with_cpu_device_is_refused():
+    with pytest.raises(ValueError, match="out is on the cuda"):
+        S.random(out=FakeCudaArray((4,)), device="cpu")
