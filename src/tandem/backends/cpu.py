@@ -21,6 +21,8 @@ from numba import njit, prange
 from .. import core
 from ..core.addressing import philox_block_at, threefry_block_at
 from ..core.bijections import philox4x32_rounds, threefry4x32_rounds
+from ..core.fmath import fma
+from ..core.normal import normal64_fast
 from . import maps
 
 core.register()
@@ -35,9 +37,13 @@ _NAN_OR_ONE = np.array([np.nan, 1.0])  # indexed by an accepted flag
 def _map_normal64_marked(lo, hi, params, table):
     """The normal64 map with NaN for a miss, for the mending pass (see _make_kernels).
 
-    A branch here would trip Numba's SSA check after inlining.
+    It reads the ziggurat's tables as module constants, not from ``table``:
+    LLVM cannot rule out that an array argument aliases ``out``, and the
+    fill ran about 40 % slower so.  A branch here would trip Numba's SSA
+    check after inlining.
     """
-    value, accepted = maps.map_normal64(lo, hi, params, table)
+    z, accepted = normal64_fast(lo, hi)
+    value = fma(z, maps.as_float(params[0]), maps.as_float(params[1]))
     return value * _NAN_OR_ONE[U64(accepted)], accepted
 
 
