@@ -187,8 +187,8 @@ def main():
     if "choice" not in args.skip:
         build, ours, theirs = choice(n, args.repeats)
         best = min(theirs.values())
-        print(f"\n| choice among 2**16 weights | threads | ns per draw | NumPy PCG64 | "
-              f"NumPy Philox | NumPy SFC64 | fastest NumPy / tandem |")
+        print("\n| choice among 2**16 weights | threads | ns per draw | NumPy PCG64 | "
+              "NumPy Philox | NumPy SFC64 | fastest NumPy / tandem |")
         print("| --- | --- | --- | --- | --- | --- | --- |")
         for threads, ns in ours.items():
             print(f"| tandem AliasTable | {threads} | {ns:.2f} | {theirs['PCG64']:.1f} | "

@@ -63,6 +63,16 @@ def cupy():
     return cupy
 
 
+def module(device):
+    """The array module of ``device``: NumPy for the CPU, CuPy for ``"cuda"``."""
+    return cupy() if device == "cuda" else np
+
+
+def module_of(x):
+    """The array module of the array ``x``: NumPy or CuPy."""
+    return np if isinstance(x, np.ndarray) else cupy()
+
+
 def to_host(x):
     """``x`` as a NumPy array, copied from the GPU if it lives there."""
     if device_of(x) == "cuda":
@@ -138,8 +148,7 @@ def output(size, out, dtype, device=None):
     check_device(device)
     if out is None:
         device = device or "cpu"
-        xp = cupy() if device == "cuda" else np
-        array = xp.empty(1 if shape is None else shape, dtype=dtype)
+        array = module(device).empty(1 if shape is None else shape, dtype=dtype)
         return Output(array, flat(array), shape is None, device)
     out_device = device_of(out)
     if device is not None and device != out_device:
@@ -170,7 +179,7 @@ def index_array(index, device=None):
     """``index`` as a flat uint64 array of non-negative integers on ``device``
     (None: where ``index`` is), its shape and the device."""
     device = check_device(device) or device_of(index)
-    xp = cupy() if device == "cuda" else np
+    xp = module(device)
     index = xp.asarray(index)
     if index.size == 0 and index.dtype == np.float64:  # [] and the like
         index = index.astype(np.uint64)

@@ -43,17 +43,13 @@ def _device(device, *arrays_given):
     return "cpu"
 
 
-def _module(device):
-    return arrays.cupy() if device == "cuda" else np
-
-
 def _population(population, device="cpu"):
     if _is_count(population):
         n = int(population)
         if n < 0:
             raise ValueError(f"population must be non-negative, got {n}")
         return None, n
-    values = _module(device).asarray(population)
+    values = arrays.module(device).asarray(population)
     if values.ndim == 0:
         raise ValueError("population must be an int or an array with at least one dimension")
     return values, values.shape[0]
@@ -67,7 +63,7 @@ def _keys_order(stream, n, weights, threads, device):
     else:
         e, nxt = distributions.exponential(stream, n, threads=threads, device=device)
         with np.errstate(divide="ignore", invalid="ignore"):
-            keys = e / _module(device).asarray(weights)
+            keys = e / arrays.module(device).asarray(weights)
     if device == "cuda":
         return arrays.cupy().argsort(keys), nxt  # always stable
     return np.argsort(keys, kind="stable"), nxt
@@ -109,7 +105,7 @@ def sample(stream, population, weights=None, size=None, *, replace=True, out=Non
     """
     distributions._check_stream(stream)
     device = _device(device, population, weights, out)
-    xp = _module(device)
+    xp = arrays.module(device)
     values, n = _population(population, device)
     w = None if weights is None else _check_weights(weights, n)
     shape = arrays.shape_of(size)

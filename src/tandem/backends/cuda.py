@@ -395,8 +395,7 @@ def _kernels(kind, width, generator, dtype, persistent):
 # -- launches ---------------------------------------------------------------------
 
 _DEVICE_TABLES = {}
-_NO_TABLE = np.zeros(1, dtype=np.uint64)
-_NO_MISSES = np.zeros(1, dtype=np.uint64)  # the miss list of fills that never defer
+_NO_TABLE = np.zeros(1, dtype=np.uint64)  # also the miss list of fills that never defer
 
 
 def _on_device(table):
@@ -508,7 +507,7 @@ def fill(spec, stream, out, threads=None):
         room = miss_capacity(out.size // blocks + threads)
         misses = _zeros(1 + blocks * (1 + room), np.uint64, out)
     else:
-        misses = _on_device(_NO_MISSES)
+        misses = _on_device(None)
     args = _args(spec, stream)
     launch = _stream_of(out)
     fill_kernel[blocks, threads, launch, shared](out, *args, head, groups, shift, misses)

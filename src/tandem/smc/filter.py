@@ -138,7 +138,7 @@ def bootstrap_filter(root, model, observations, n_particles, *, resampling="syst
         raise ValueError(f"ess_threshold must be in (0, 1] or None, got {ess_threshold}")
     y = _observations(observations)
     device = arrays.check_device(device) or "cpu"
-    xp = arrays.cupy() if device == "cuda" else np
+    xp = arrays.module(device)
     initial, propagation, resampling_stream = streams
 
     T = len(y)

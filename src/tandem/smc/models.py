@@ -37,12 +37,9 @@ import math
 
 import numpy as np
 
+from ..arrays import module_of
+
 _LOG_2PI = math.log(2 * math.pi)
-
-
-def _module(x):
-    """NumPy or CuPy, whichever ``x`` belongs to."""
-    return np if isinstance(x, np.ndarray) else __import__("cupy")
 
 
 def _positive(value, name):
@@ -143,19 +140,19 @@ class MultivariateLinearGaussian:
         return M if xp is np else xp.asarray(M)
 
     def sample_initial(self, stream, out):
-        xp = _module(out)
+        xp = module_of(out)
         stream = stream.normal(out=out)[1]
         out[...] = out @ self._on(xp, self._chol_P0).T + self._on(xp, self.m0)
         return stream
 
     def sample_transition(self, x, t, stream, out):
-        xp = _module(out)
+        xp = module_of(out)
         stream = stream.normal(out=out)[1]
         out[...] = out @ self._on(xp, self._chol_Q).T + x @ self._on(xp, self.A).T
         return stream
 
     def observation_logpdf(self, x, y, t):
-        xp = _module(x)
+        xp = module_of(x)
         r = self._on(xp, np.atleast_1d(y)) - x @ self._on(xp, self.H).T
         return self._log_norm - 0.5 * xp.einsum("ni,ij,nj->n", r, self._on(xp, self._R_inv), r)
 
@@ -187,5 +184,5 @@ class StochasticVolatility:
         return stream
 
     def observation_logpdf(self, x, y, t):
-        xp = _module(x)
+        xp = module_of(x)
         return -0.5 * (_LOG_2PI + x + y * y * xp.exp(-x))

@@ -26,11 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arrays import module_of
+
 SCHEMES = ("multinomial", "systematic", "stratified", "residual")
-
-
-def _module(x):
-    return np if isinstance(x, np.ndarray) else __import__("cupy")
 
 
 def uniforms_needed(scheme, n):
@@ -48,7 +46,7 @@ def check_scheme(scheme):
 def _inverse_cdf(weights, points):
     """Indices ``i`` with ``cumsum(weights)[i - 1] <= point < cumsum(weights)[i]``
     for sorted ``points``; the last index for a point above the rounded total."""
-    xp = _module(weights)
+    xp = module_of(weights)
     cdf = xp.cumsum(weights)
     if xp is np:  # one merge pass; searchsorted is O(n log n) here
         from ._merge import inverse_cdf_sorted
@@ -59,7 +57,7 @@ def _inverse_cdf(weights, points):
 
 def resample(scheme, weights, stream, device=None):
     """Ancestor indices (int64, sorted, shape ``(n,)``) and the stream moved on."""
-    xp = _module(weights)
+    xp = module_of(weights)
     n = weights.size
     u, stream = stream.random(uniforms_needed(scheme, n), device=device)
     if scheme == "multinomial":
