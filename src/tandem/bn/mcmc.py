@@ -1,0 +1,711 @@
+"""Order MCMC (Friedman and Koller 2003) on a score table, with reproducible chains.
+
+The state of a chain is a total order of the nodes. Its score is
+
+    log P(D | order) = sum_i log sum_{Pa allowed} exp(score_i(Pa)),
+
+where a parent set is allowed for node ``i`` when it is a row of the score
+table (at most ``max_parents`` of ``i``'s candidate parents) and every parent
+precedes ``i`` in the order. With a uniform prior on orders and a uniform
+prior on the parent sets of each node given the order, this is the
+order-modular model whose exact edge posteriors
+:func:`tandem.bn.exact_edge_posteriors` computes.
+
+Randomness. A run derives three streams from ``root``:
+``root.sub("tandem.bn.order_mcmc.initial")``,
+``root.sub("tandem.bn.order_mcmc.moves")`` and
+``root.sub("tandem.bn.order_mcmc.dags")``; chain ``c`` draws from the
+``split(c)`` of each. Every draw is addressed: the initial order takes 64-bit
+draw ``i`` of its lane for the Fisher–Yates step of position ``i``; iteration
+``t`` takes draws ``4t .. 4t + 3`` of the moves lane (move kind, two
+positions, acceptance); the DAG ``d`` sampled at iteration ``t`` takes draw
+``(t * dags_per_order + d) * n + i`` of the dags lane for node ``i``. So a
+chain depends on nothing but ``root``, its index, the table and the
+settings: not on how many chains run, on threads, on how the run is cut
+into pieces, nor on a checkpoint and resume in between. The node scores use
+:func:`tandem.core.exp64` and :func:`tandem.core.log64` (no libm), so a
+chain is the same on every machine.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+from .. import _progress, core
+from ..core.addressing import block_at, pair_at
+from ..core.fmath import exp64, log64
+from ..core.uniform import uniform64
+from ..stream import Stream
+from . import combinations
+
+core.register()
+
+__all__ = ["order_mcmc", "OrderMCMCResult", "MOVES", "CUTOFF"]
+
+#: The move kinds, in the order of their columns in the acceptance arrays.
+MOVES = ("adjacent", "transposition", "relocate")
+
+#: Parent sets scoring more than this many nats below the best allowed set of a
+#: node are left out of its log-sum-exp and of DAG sampling: each weighs less than
+#: e**-50 (about 2e-22) of the best one.
+CUTOFF = 50.0
+
+PURPOSE_INITIAL = "tandem.bn.order_mcmc.initial"
+PURPOSE_MOVES = "tandem.bn.order_mcmc.moves"
+PURPOSE_DAGS = "tandem.bn.order_mcmc.dags"
+
+_CHECKPOINT_VERSION = 1
+_DRAWS_PER_ITERATION = 4
+U64 = np.uint64
+
+
+# -- the kernels ------------------------------------------------------------
+
+@numba.njit(cache=True)
+def _allowed_mask(v, pos, candidates, allowed):
+    """Bit q of ``allowed`` (words of 64) set iff candidate q of ``v`` precedes ``v``."""
+    allowed[:] = 0
+    pv = pos[v]
+    for q in range(candidates.shape[1]):
+        c = candidates[v, q]
+        if c >= 0 and pos[c] < pv:
+            allowed[q >> 6] |= U64(1) << U64(q & 63)
+
+
+@numba.njit(cache=True)
+def _node_lse(v, allowed, masks, sorted_scores, n_finite, record, idx_out, w_out):
+    """Log-sum-exp of ``v``'s allowed parent sets, scanning them best first.
+
+    The first allowed set is the best one (``mx``); the scan stops at the first
+    set more than CUTOFF below it. With ``record`` the positions (in the sorted
+    arrays) and weights ``exp(score - mx)`` of the sets summed go to ``idx_out``
+    and ``w_out``. Returns (lse, count recorded, sum of weights).
+    """
+    words = masks.shape[2]
+    mx = -np.inf
+    total = 0.0
+    count = 0
+    for j in range(n_finite[v]):
+        x = sorted_scores[v, j]
+        if total > 0.0 and x < mx - CUTOFF:
+            break
+        inside = True
+        for w in range(words):
+            if masks[v, j, w] & ~allowed[w]:
+                inside = False
+                break
+        if not inside:
+            continue
+        if total == 0.0:
+            mx = x
+        e = exp64(x - mx)
+        total += e
+        if record:
+            idx_out[count] = j
+            w_out[count] = e
+            count += 1
+    if total == 0.0:
+        return -np.inf, 0, 0.0
+    return mx + log64(total), count, total
+
+
+@numba.njit(cache=True)
+def _order_node_scores(order, candidates, masks, sorted_scores, n_finite, node_scores):
+    n = order.shape[0]
+    pos = np.empty(n, dtype=np.int64)
+    for p in range(n):
+        pos[order[p]] = p
+    allowed = np.zeros(masks.shape[2], dtype=np.uint64)
+    dummy_i = np.empty(0, dtype=np.int64)
+    dummy_w = np.empty(0, dtype=np.float64)
+    for v in range(n):
+        _allowed_mask(v, pos, candidates, allowed)
+        node_scores[v] = _node_lse(v, allowed, masks, sorted_scores, n_finite, False,
+                                   dummy_i, dummy_w)[0]
+    return pos
+
+
+@numba.njit(cache=True)
+def _total(node_scores):
+    # Summed in node order, so an order's score never depends on the path to it.
+    t = 0.0
+    for v in range(node_scores.shape[0]):
+        t += node_scores[v]
+    return t
+
+
+@numba.njit(cache=True)
+def _initial_orders(generator, k0, k1, k2, k3, first_chain, orders):
+    """Fisher–Yates per chain: position i swaps with floor(u_i (i + 1)), i = n-1 .. 1."""
+    chains, n = orders.shape
+    for c in range(chains):
+        lane = U64(first_chain + c)
+        for p in range(n):
+            orders[c, p] = p
+        for i in range(n - 1, 0, -1):
+            lo, hi = pair_at(generator, k0, k1, k2, k3, lane, U64(2 * i))
+            j = min(np.int64(uniform64(lo, hi, 0) * (i + 1)), i)
+            orders[c, i], orders[c, j] = orders[c, j], orders[c, i]
+
+
+@numba.njit(cache=True)
+def _chain(c, lane, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey,
+           candidates, masks, sorted_scores, sorted_ranks, n_finite, subsets,
+           order, best_score, best_order, trace, proposed, accepted,
+           edge_counts, edge_given_order, n_kept):
+    n = order.shape[0]
+    m = candidates.shape[1]
+    k = subsets.shape[1]
+    words = masks.shape[2]
+    node_scores = np.empty(n, dtype=np.float64)
+    pos = _order_node_scores(order, candidates, masks, sorted_scores, n_finite, node_scores)
+    total = _total(node_scores)
+    allowed = np.zeros(words, dtype=np.uint64)
+    saved_order = np.empty(n, dtype=np.int64)
+    saved_scores = np.empty(n, dtype=np.float64)
+    width = sorted_scores.shape[1]
+    idx_buf = np.empty(width, dtype=np.int64)
+    w_buf = np.empty(width, dtype=np.float64)
+    acc = np.empty(m, dtype=np.float64)
+    dummy_i = np.empty(0, dtype=np.int64)
+    dummy_w = np.empty(0, dtype=np.float64)
+    lane64 = U64(lane)
+    for t in range(t0, t1):
+        b = U64(2 * t)  # four 64-bit draws: blocks 2t and 2t + 1
+        x0, x1, x2, x3 = block_at(generator, mkey[0], mkey[1], mkey[2], mkey[3], lane64, b)
+        y0, y1, y2, y3 = block_at(generator, mkey[0], mkey[1], mkey[2], mkey[3], lane64,
+                                  b + U64(1))
+        if n >= 2:
+            u_kind = uniform64(x0, x1, 0)
+            u_i = uniform64(x2, x3, 0)
+            u_j = uniform64(y0, y1, 0)
+            u_accept = uniform64(y2, y3, 1)  # (0, 1]: its log is finite
+            kind = 2
+            if u_kind < cum[0]:
+                kind = 0
+            elif u_kind < cum[1]:
+                kind = 1
+            if kind == 0:
+                i = min(np.int64(u_i * (n - 1)), n - 2)
+                j = i + 1
+            else:
+                i = min(np.int64(u_i * n), n - 1)
+                j = min(np.int64(u_j * (n - 1)), n - 2)
+                if j >= i:
+                    j += 1
+            lo = min(i, j)
+            hi = max(i, j)
+            for p in range(lo, hi + 1):
+                saved_order[p] = order[p]
+            if kind < 2:
+                order[i], order[j] = order[j], order[i]
+            else:
+                node = order[i]
+                if i < j:
+                    for p in range(i, j):
+                        order[p] = order[p + 1]
+                else:
+                    for p in range(i, j, -1):
+                        order[p] = order[p - 1]
+                order[j] = node
+            for p in range(lo, hi + 1):
+                pos[order[p]] = p
+            for p in range(lo, hi + 1):
+                v = order[p]
+                saved_scores[p] = node_scores[v]
+                _allowed_mask(v, pos, candidates, allowed)
+                node_scores[v] = _node_lse(v, allowed, masks, sorted_scores, n_finite, False,
+                                           dummy_i, dummy_w)[0]
+            new_total = _total(node_scores)
+            proposed[kind] += 1
+            if new_total > -np.inf and (total == -np.inf
+                                        or log64(u_accept) < new_total - total):
+                total = new_total
+                accepted[kind] += 1
+            else:
+                for p in range(lo, hi + 1):
+                    node_scores[order[p]] = saved_scores[p]
+                for p in range(lo, hi + 1):
+                    order[p] = saved_order[p]
+                    pos[order[p]] = p
+        trace[t] = total
+        if total > best_score[0]:
+            best_score[0] = total
+            best_order[:] = order
+        if t >= burn_in and (t - burn_in) % thin == 0:
+            n_kept[0] += 1
+            for v in range(n):
+                _allowed_mask(v, pos, candidates, allowed)
+                _, count, weight = _node_lse(v, allowed, masks, sorted_scores, n_finite, True,
+                                             idx_buf, w_buf)
+                if count == 0:
+                    continue
+                acc[:] = 0.0
+                for s in range(count):
+                    r = sorted_ranks[v, idx_buf[s]]
+                    for q in range(k):
+                        p = subsets[r, q]
+                        if p < 0:
+                            break
+                        acc[p] += w_buf[s]
+                for p in range(m):
+                    if acc[p] > 0.0:
+                        edge_given_order[candidates[v, p], v] += acc[p] / weight
+                for d in range(dags):
+                    g = (t * dags + d) * n + v
+                    ulo, uhi = pair_at(generator, dkey[0], dkey[1], dkey[2], dkey[3], lane64,
+                                       U64(2 * g))
+                    target = uniform64(ulo, uhi, 0) * weight
+                    chosen = count - 1
+                    running = 0.0
+                    for s in range(count):
+                        running += w_buf[s]
+                        if target < running:
+                            chosen = s
+                            break
+                    r = sorted_ranks[v, idx_buf[chosen]]
+                    for q in range(k):
+                        p = subsets[r, q]
+                        if p < 0:
+                            break
+                        edge_counts[candidates[v, p], v] += 1
+
+
+@numba.njit(parallel=True, cache=True)
+def _advance(first_chain, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey,
+             candidates, masks, sorted_scores, sorted_ranks, n_finite, subsets,
+             orders, best_score, best_order, trace, proposed, accepted,
+             edge_counts, edge_given_order, n_kept):
+    for c in numba.prange(orders.shape[0]):
+        _chain(c, first_chain + c, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey,
+               candidates, masks, sorted_scores, sorted_ranks, n_finite, subsets,
+               orders[c], best_score[c:c + 1], best_order[c], trace[c], proposed[c],
+               accepted[c], edge_counts[c], edge_given_order[c], n_kept[c:c + 1])
+
+
+@numba.njit(cache=True)
+def _best_dag(order, candidates, scores, m_k_subsets):
+    """Per node, the best parent set (lowest rank among ties) that the order allows."""
+    n = order.shape[0]
+    m = candidates.shape[1]
+    k = m_k_subsets.shape[1]
+    pos = np.empty(n, dtype=np.int64)
+    for p in range(n):
+        pos[order[p]] = p
+    adjacency = np.zeros((n, n), dtype=np.bool_)
+    total = 0.0
+    for v in range(n):
+        best = -np.inf
+        best_r = 0
+        for r in range(scores.shape[1]):
+            x = scores[v, r]
+            if not x > best:
+                continue
+            ok = True
+            for q in range(k):
+                p = m_k_subsets[r, q]
+                if p < 0:
+                    break
+                c = candidates[v, p]
+                if p >= m or c < 0 or pos[c] > pos[v]:
+                    ok = False
+                    break
+            if ok:
+                best = x
+                best_r = r
+        total += best
+        for q in range(k):
+            p = m_k_subsets[best_r, q]
+            if p < 0:
+                break
+            adjacency[candidates[v, p], v] = True
+    return adjacency, total
+
+
+# -- the table, prepared for the kernels --------------------------------------
+
+class _Prepared:
+    """Sorted scores, subset masks and rank tables for one score table."""
+
+    def __init__(self, table):
+        scores = np.asarray(table.scores)
+        candidates = np.asarray(table.candidates)
+        if scores.ndim != 2 or scores.dtype != np.float64:
+            raise ValueError(f"table.scores must be a 2-D float64 array, got "
+                             f"{scores.dtype} with shape {scores.shape}")
+        n, width = scores.shape
+        if candidates.ndim != 2 or candidates.shape[0] != n or \
+                not np.issubdtype(candidates.dtype, np.integer):
+            raise ValueError(f"table.candidates must be an integer array with {n} rows, "
+                             f"got {candidates.dtype} with shape {candidates.shape}")
+        m = candidates.shape[1]
+        k = int(table.max_parents)
+        if width != combinations.n_sets(m, k):
+            raise ValueError(f"table.scores has {width} columns; {m} candidates and "
+                             f"max_parents={k} give {combinations.n_sets(m, k)}")
+        if np.isnan(scores).any() or np.isposinf(scores).any():
+            raise ValueError("table.scores holds NaN or +inf")
+        if n == 0:
+            raise ValueError("the table has no nodes")
+        if np.any((candidates < -1) | (candidates >= n)) or \
+                np.any(candidates == np.arange(n)[:, None]):
+            raise ValueError("table.candidates must hold node indices other than the row's "
+                             "own node, or -1 padding")
+        if not np.all(np.isfinite(scores[:, 0])):
+            raise ValueError("every node needs a finite score for the empty parent set "
+                             "(column 0 of table.scores)")
+        self.n, self.m, self.k = n, m, k
+        self.scores = np.ascontiguousarray(scores)
+        self.candidates = np.ascontiguousarray(candidates, dtype=np.int64)
+        _, self.subsets = combinations.subset_table(m, k)
+        words = max(1, (m + 63) // 64)
+        set_masks = np.zeros((width, words), dtype=np.uint64)
+        for q in range(k):
+            p = self.subsets[:, q]
+            has = p >= 0
+            np.bitwise_or.at(set_masks, (np.nonzero(has)[0], p[has] // 64),
+                             np.left_shift(np.uint64(1), (p[has] % 64).astype(np.uint64)))
+        # best first; ties keep rank order
+        self.sorted_ranks = np.argsort(-self.scores, axis=1, kind="stable").astype(np.int64)
+        self.sorted_scores = np.take_along_axis(self.scores, self.sorted_ranks, axis=1)
+        self.n_finite = np.isfinite(self.sorted_scores).sum(axis=1).astype(np.int64)
+        self.masks = np.ascontiguousarray(set_masks[self.sorted_ranks])
+
+
+# -- settings and checkpoints -------------------------------------------------
+
+def _integer(x, name, low):
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {x!r}")
+    if x < low:
+        raise ValueError(f"{name} must be at least {low}, got {x}")
+    return int(x)
+
+
+def _move_probabilities(moves):
+    if isinstance(moves, str):
+        moves = (moves,)
+    if isinstance(moves, Mapping):
+        weights = dict(moves)
+    else:
+        moves = tuple(moves)
+        if len(set(moves)) != len(moves):
+            raise ValueError(f"moves has duplicates: {moves!r}")
+        weights = {name: 1.0 for name in moves}
+    unknown = sorted(set(weights) - set(MOVES))
+    if unknown:
+        raise ValueError(f"moves: unknown move(s) {unknown}; choose from {MOVES}")
+    values = np.array([float(weights.get(name, 0.0)) for name in MOVES])
+    if not np.all(np.isfinite(values)) or np.any(values < 0) or values.sum() <= 0:
+        raise ValueError(f"moves: weights must be finite, non-negative and not all zero, "
+                         f"got {weights!r}")
+    return values / values.sum()
+
+
+def _stream_description(root):
+    return {"generator": type(root).__name__, "key": list(root.key), "lane": root.lane}
+
+
+def _save(path, state, settings, fingerprint):
+    tmp = f"{path}.tmp"
+    with open(tmp, "wb") as f:
+        np.savez(f, version=_CHECKPOINT_VERSION, fingerprint=fingerprint,
+                 settings=json.dumps(settings, sort_keys=True), **state)
+    os.replace(tmp, path)
+
+
+def _load(path, settings, fingerprint, burn_in_given):
+    with np.load(path, allow_pickle=False) as f:
+        data = {name: f[name] for name in f.files}
+    if int(data.get("version", -1)) != _CHECKPOINT_VERSION:
+        raise ValueError(f"resume: {path} is not an order-MCMC checkpoint of this version")
+    if str(data["fingerprint"]) != fingerprint:
+        raise ValueError(f"resume: {path} was written for another score table "
+                         f"(fingerprint {str(data['fingerprint'])!r}, this table's is "
+                         f"{fingerprint!r})")
+    theirs = json.loads(str(data["settings"]))
+    if not burn_in_given and "burn_in" in theirs:
+        settings["burn_in"] = theirs["burn_in"]
+    mine = settings
+    differ = sorted(key for key in set(mine) | set(theirs) if mine.get(key) != theirs.get(key))
+    if differ:
+        details = "; ".join(f"{key}: checkpoint {theirs.get(key)!r}, now {mine.get(key)!r}"
+                            for key in differ)
+        raise ValueError(f"resume: {path} was written with other settings ({details})")
+    return data
+
+
+# -- the public function --------------------------------------------------------
+
+class OrderMCMCStreams(dict):
+    """The three streams of a run, by purpose: ``initial``, ``moves``, ``dags``.
+
+    Chain ``c`` draws from ``split(c)`` of each.
+    """
+
+
+@dataclass(frozen=True)
+class OrderMCMCResult:
+    """What :func:`order_mcmc` returns.
+
+    Arrays indexed ``[parent, child]`` are over the table's nodes, in the
+    order of ``names``.
+
+    Attributes
+    ----------
+    edge_probabilities : numpy.ndarray, shape (n, n)
+        The fraction of the sampled DAGs, pooled over chains, that hold the
+        edge ``parent -> child``: the order-MCMC estimate of its posterior.
+    chain_edge_probabilities : numpy.ndarray, shape (chains, n, n)
+        The same per chain.
+    edge_probabilities_given_orders : numpy.ndarray, shape (n, n)
+        The average over the kept orders of ``P(edge | order)``, computed
+        exactly for each order (a Rao–Blackwellised estimate: same limit,
+        smaller Monte Carlo error).
+    chain_edge_probabilities_given_orders : numpy.ndarray, shape (chains, n, n)
+    best_order : numpy.ndarray of int64, shape (n,)
+        The highest-scoring order any chain visited, as node indices from
+        first to last (ties go to the lower chain, then the earlier visit).
+    best_order_score : float
+        Its log score.
+    best_dag : numpy.ndarray of bool, shape (n, n)
+        The best DAG that ``best_order`` allows: each node's highest-scoring
+        allowed parent set.
+    best_dag_score : float
+        Its score: the sum of the chosen local scores.
+    traces : numpy.ndarray, shape (chains, iterations)
+        The order log score after each iteration (burn-in included).
+    acceptance_rates : dict of str to numpy.ndarray
+        Per move kind, the fraction of its proposals accepted in each chain
+        (NaN where it was never proposed).
+    proposed : numpy.ndarray of int64, shape (chains, 3)
+        Proposals per chain and move kind (columns in :data:`MOVES` order).
+    accepted : numpy.ndarray of int64, shape (chains, 3)
+    samples : int
+        DAGs sampled per chain.
+    iterations, burn_in, thin, dags_per_order : int
+    names : tuple of str
+    streams : OrderMCMCStreams
+        The run's streams (see the module docstring).
+    """
+
+    edge_probabilities: np.ndarray
+    chain_edge_probabilities: np.ndarray
+    edge_probabilities_given_orders: np.ndarray
+    chain_edge_probabilities_given_orders: np.ndarray
+    best_order: np.ndarray
+    best_order_score: float
+    best_dag: np.ndarray
+    best_dag_score: float
+    traces: np.ndarray
+    acceptance_rates: dict
+    proposed: np.ndarray
+    accepted: np.ndarray
+    samples: int
+    iterations: int
+    burn_in: int
+    thin: int
+    dags_per_order: int
+    names: tuple
+    streams: OrderMCMCStreams = field(repr=False)
+
+
+def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=10,
+               moves=MOVES, dags_per_order=1, checkpoint=None, resume=None, progress=True):
+    """Sample node orders by Metropolis–Hastings, and DAGs given the orders.
+
+    Parameters
+    ----------
+    table : ScoreTable
+        Local scores of every allowed parent set (see :func:`tandem.bn.score_table`).
+        Any object with the attributes ``scores``, ``candidates``,
+        ``max_parents``, ``names`` and ``fingerprint`` will do.
+    root : tandem.Stream
+        Where the randomness comes from (see the module docstring).
+    chains : int
+        Number of independent chains; chain ``c`` is the same whatever the
+        number of chains.
+    iterations : int
+        Iterations per chain (a proposal and its acceptance test each). When
+        resuming, the total to reach, counting the checkpoint's.
+    burn_in : int, optional
+        Iterations before the first kept order; default ``iterations // 2``,
+        or the checkpoint's value when resuming.
+    thin : int
+        Keep the order after iteration ``t`` when ``t >= burn_in`` and
+        ``(t - burn_in) % thin == 0``.
+    moves : sequence of str, or mapping of str to float
+        Move kinds to propose (uniformly), or their relative weights:
+        ``"adjacent"`` swaps two neighbours, ``"transposition"`` swaps two
+        positions, ``"relocate"`` moves one node to another position. Each is
+        symmetric, so the acceptance probability is the ratio of the order
+        scores; only the nodes between the two positions are rescored.
+    dags_per_order : int
+        DAGs sampled from each kept order: each node's parent set with
+        probability proportional to ``exp(score)`` among the allowed ones.
+    checkpoint : str or os.PathLike, optional
+        A ``.npz`` file to write the state to: at the end, and every 30
+        seconds or so during the run (atomically).
+    resume : str or os.PathLike, optional
+        A checkpoint to continue from. It must come from the same table
+        (fingerprint), root, chains, burn-in, thin, moves and dags per order,
+        else ``ValueError``. The continued chains equal, bit for bit, those
+        of one uninterrupted run.
+    progress : bool or "always"
+        Show a progress bar (on a terminal).
+
+    Returns
+    -------
+    OrderMCMCResult
+
+    Notes
+    -----
+    Parent sets more than :data:`CUTOFF` nats below a node's best allowed set
+    are left out of its log-sum-exp and of DAG sampling; this changes an
+    order score by less than ``n_sets * exp(-50)`` relative.
+    """
+    if not isinstance(root, Stream):
+        raise TypeError(f"root must be a tandem Stream, got {type(root).__name__}")
+    chains = _integer(chains, "chains", 1)
+    iterations = _integer(iterations, "iterations", 0)
+    burn_in_given = burn_in is not None
+    burn_in = iterations // 2 if burn_in is None else _integer(burn_in, "burn_in", 0)
+    thin = _integer(thin, "thin", 1)
+    dags_per_order = _integer(dags_per_order, "dags_per_order", 1)
+    probabilities = _move_probabilities(moves)
+    prepared = _Prepared(table)
+    n = prepared.n
+    fingerprint = str(table.fingerprint)
+
+    settings = {
+        "root": _stream_description(root), "chains": chains, "burn_in": burn_in,
+        "thin": thin, "dags_per_order": dags_per_order,
+        "moves": [float(p) for p in probabilities], "cutoff": CUTOFF, "nodes": n,
+    }
+
+    streams = OrderMCMCStreams(initial=root.sub(PURPOSE_INITIAL), moves=root.sub(PURPOSE_MOVES),
+                               dags=root.sub(PURPOSE_DAGS))
+
+    def key_of(stream):
+        words = stream.split(0).key
+        return np.array(list(words) + [0] * (4 - len(words)), dtype=np.uint64)
+
+    generator = U64(root.generator)
+    if resume is not None:
+        state = _load(resume, settings, fingerprint, burn_in_given)
+        burn_in = settings["burn_in"]
+        done = int(state["done"])
+        if iterations < done:
+            raise ValueError(f"iterations={iterations} is less than the {done} iterations "
+                             f"the checkpoint {resume} already ran")
+        trace = np.full((chains, iterations), np.nan)
+        trace[:, :done] = state["trace"][:, :done]
+        state = {name: np.array(state[name]) for name in (
+            "orders", "best_score", "best_order", "proposed", "accepted", "edge_counts",
+            "edge_given_order", "n_kept")}
+        state["trace"] = trace
+    else:
+        done = 0
+        orders = np.empty((chains, n), dtype=np.int64)
+        _initial_orders(generator, *key_of(streams["initial"]), 0, orders)
+        best_score = np.empty(chains)
+        for c in range(chains):
+            node_scores = np.empty(n)
+            _order_node_scores(orders[c], prepared.candidates, prepared.masks,
+                               prepared.sorted_scores, prepared.n_finite, node_scores)
+            best_score[c] = _total(node_scores)
+        state = {
+            "orders": orders, "best_score": best_score, "best_order": orders.copy(),
+            "trace": np.full((chains, iterations), np.nan),
+            "proposed": np.zeros((chains, 3), dtype=np.int64),
+            "accepted": np.zeros((chains, 3), dtype=np.int64),
+            "edge_counts": np.zeros((chains, n, n), dtype=np.int64),
+            "edge_given_order": np.zeros((chains, n, n)),
+            "n_kept": np.zeros(chains, dtype=np.int64),
+        }
+
+    cum = np.cumsum(probabilities)
+    mkey, dkey = key_of(streams["moves"]), key_of(streams["dags"])
+
+    def write(t):
+        if checkpoint is not None:
+            _save(checkpoint, {**state, "trace": state["trace"][:, :t], "done": t},
+                  settings, fingerprint)
+
+    chunk = 64
+    last_write = time.monotonic()
+    with _progress.bar(iterations - done, "order MCMC", progress) as bar:
+        t = done
+        while t < iterations:
+            t1 = min(iterations, t + chunk)
+            start = time.monotonic()
+            _advance(0, t, t1, burn_in, thin, dags_per_order, cum, generator, mkey, dkey,
+                     prepared.candidates, prepared.masks, prepared.sorted_scores,
+                     prepared.sorted_ranks, prepared.n_finite, prepared.subsets,
+                     state["orders"], state["best_score"], state["best_order"], state["trace"],
+                     state["proposed"], state["accepted"], state["edge_counts"],
+                     state["edge_given_order"], state["n_kept"])
+            bar.update(t1 - t)
+            elapsed = time.monotonic() - start
+            # aim at chunks of about half a second: the bar moves, the overhead stays small
+            chunk = int(min(max(chunk * 0.5 / max(elapsed, 1e-6), 16), chunk * 4, 1 << 20))
+            t = t1
+            if checkpoint is not None and time.monotonic() - last_write > 30.0:
+                write(t)
+                last_write = time.monotonic()
+    write(iterations)
+    return _result(state, prepared, table, streams, iterations, burn_in, thin,
+                   dags_per_order)
+
+
+def _result(state, prepared, table, streams, iterations, burn_in, thin, dags_per_order):
+    n_kept = state["n_kept"]
+    kept = np.maximum(n_kept, 1)[:, None, None]
+    chain_edges = state["edge_counts"] / (kept * dags_per_order)
+    chain_given = state["edge_given_order"] / kept
+    nan = np.full((prepared.n, prepared.n), np.nan)
+    has = n_kept > 0
+    if has.any():
+        weights = n_kept[has] / n_kept[has].sum()
+        edges = np.tensordot(weights, chain_edges[has], axes=1)
+        given = np.tensordot(weights, chain_given[has], axes=1)
+    else:
+        edges, given = nan, nan.copy()
+    chain_edges[~has] = np.nan
+    chain_given[~has] = np.nan
+    best_chain = int(np.argmax(state["best_score"]))
+    best_order = state["best_order"][best_chain].copy()
+    best_dag, best_dag_score = _best_dag(best_order, prepared.candidates, prepared.scores,
+                                         prepared.subsets)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = state["accepted"] / state["proposed"]
+    return OrderMCMCResult(
+        edge_probabilities=edges,
+        chain_edge_probabilities=chain_edges,
+        edge_probabilities_given_orders=given,
+        chain_edge_probabilities_given_orders=chain_given,
+        best_order=best_order,
+        best_order_score=float(state["best_score"][best_chain]),
+        best_dag=best_dag,
+        best_dag_score=float(best_dag_score),
+        traces=state["trace"],
+        acceptance_rates={name: rates[:, i] for i, name in enumerate(MOVES)},
+        proposed=state["proposed"],
+        accepted=state["accepted"],
+        samples=int(n_kept[0]) * dags_per_order,
+        iterations=iterations,
+        burn_in=burn_in,
+        thin=thin,
+        dags_per_order=dags_per_order,
+        names=tuple(getattr(table, "names", ())),
+        streams=streams,
+    )

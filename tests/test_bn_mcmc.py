@@ -1,0 +1,221 @@
+"""tandem.bn.order_mcmc: the target, reproducibility, checkpoint and resume."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from test_bn_exact import SyntheticTable, brute_force, synthetic_table, table_rows
+
+import tandem
+from tandem.bn import combinations
+from tandem.bn.exact import exact_edge_posteriors
+from tandem.bn.mcmc import MOVES, order_mcmc
+
+
+def order_log_score(table, order):
+    """Plain-Python order score: sum over nodes of log-sum-exp of the allowed rows."""
+    position = {v: p for p, v in enumerate(order)}
+    total = 0.0
+    for v in range(table.scores.shape[0]):
+        allowed = [s for (u, pa, s) in table_rows(table)
+                   if u == v and all(position[p] < position[v] for p in pa)]
+        top = max(allowed)
+        total += top + math.log(sum(math.exp(s - top) for s in allowed))
+    return total
+
+
+@pytest.fixture(scope="module")
+def five():
+    return synthetic_table(5, 2, 11)
+
+
+@pytest.fixture(scope="module")
+def long_run(five):
+    return order_mcmc(five, tandem.Philox(2024), chains=4, iterations=30_000, burn_in=2_000,
+                      thin=2, progress=False)
+
+
+def test_order_posterior_matches_enumeration(five, long_run):
+    # The chain's stationary law is P(order) ∝ exp(order score). Group the 120
+    # orders by score (equal scores are indistinguishable in the trace) and
+    # compare the visit frequencies after burn-in with the exact posterior.
+    _, orders, log_w, _ = brute_force(five)
+    posterior = np.exp(log_w - log_w.max())
+    posterior /= posterior.sum()
+    levels = np.unique(np.round(log_w, 9))
+    exact = np.array([posterior[np.isclose(log_w, x, rtol=0, atol=1e-9)].sum()
+                      for x in levels])
+    visited = long_run.traces[:, long_run.burn_in:].ravel()
+    index = np.searchsorted(levels, np.round(visited, 9))
+    assert np.allclose(levels[index], visited, atol=1e-9)  # every visited score is an order's
+    empirical = np.bincount(index, minlength=len(levels)) / visited.size
+    # 4 chains x 28 000 iterations with acceptance ~0.5: thousands of effective
+    # draws, so each frequency is within ~0.01; total variation well below 0.05.
+    assert 0.5 * np.abs(empirical - exact).sum() < 0.05
+
+
+def test_edges_match_exact(five, long_run):
+    exact = exact_edge_posteriors(table=five)
+    # given-order estimates average exact conditional probabilities: the only
+    # error is the order sampling, sd about 0.01 here; the sampled DAGs add
+    # Bernoulli noise over 4 x 14 000 draws (sd <= 0.005 more).
+    assert np.abs(long_run.edge_probabilities_given_orders - exact).max() < 0.02
+    assert np.abs(long_run.edge_probabilities - exact).max() < 0.03
+    for c in range(4):
+        assert np.abs(long_run.chain_edge_probabilities_given_orders[c] - exact).max() < 0.08
+    assert np.all(np.diag(long_run.edge_probabilities) == 0)
+
+
+def test_result_contents(five, long_run):
+    r = long_run
+    assert r.traces.shape == (4, 30_000) and np.all(np.isfinite(r.traces))
+    assert r.samples == (30_000 - 2_000 + 1) // 2
+    assert r.proposed.sum(axis=1).tolist() == [30_000] * 4
+    for name in MOVES:
+        assert np.all((r.acceptance_rates[name] > 0.05) & (r.acceptance_rates[name] <= 1))
+    _, orders, log_w, _ = brute_force(five)
+    assert r.best_order_score == pytest.approx(log_w.max(), abs=1e-9)
+    assert r.best_order_score == pytest.approx(order_log_score(five, r.best_order), abs=1e-9)
+    assert r.traces.max() == r.best_order_score
+    # best DAG: each node's best allowed row under the best order
+    position = np.argsort(r.best_order)
+    expected = np.zeros((5, 5), dtype=bool)
+    total = 0.0
+    for v in range(5):
+        best = max(((s, pa) for (u, pa, s) in table_rows(five)
+                    if u == v and all(position[p] < position[v] for p in pa)),
+                   key=lambda x: x[0])
+        total += best[0]
+        expected[list(best[1]), v] = True
+    assert np.array_equal(r.best_dag, expected)
+    assert r.best_dag_score == pytest.approx(total, abs=1e-12)
+    assert r.names == five.names
+    assert r.streams["moves"] == tandem.Philox(2024).sub("tandem.bn.order_mcmc.moves")
+
+
+def test_reproducible_and_independent_of_chain_count(five):
+    root = tandem.Philox(5)
+    a = order_mcmc(five, root, chains=3, iterations=500, burn_in=100, progress=False)
+    b = order_mcmc(five, root, chains=3, iterations=500, burn_in=100, progress=False)
+    one = order_mcmc(five, root, chains=2, iterations=500, burn_in=100, progress=False)
+    for x, y in [(a.traces, b.traces), (a.chain_edge_probabilities, b.chain_edge_probabilities),
+                 (a.traces[:2], one.traces),
+                 (a.chain_edge_probabilities[:2], one.chain_edge_probabilities),
+                 (a.chain_edge_probabilities_given_orders[:2],
+                  one.chain_edge_probabilities_given_orders)]:
+        assert np.array_equal(x, y)
+    other = order_mcmc(five, tandem.Philox(6), chains=3, iterations=500, progress=False)
+    assert not np.array_equal(a.traces, other.traces)
+    three = order_mcmc(five, tandem.Threefry(5), chains=1, iterations=500, progress=False)
+    assert not np.array_equal(a.traces[0], three.traces[0])
+
+
+def test_checkpoint_resume_bit_for_bit(tmp_path):
+    table = synthetic_table(7, 2, 3)
+    root = tandem.Threefry(99)
+    kwargs = dict(chains=2, burn_in=150, thin=3, dags_per_order=2, progress=False)
+    whole = order_mcmc(table, root, iterations=700, **kwargs)
+    path = tmp_path / "run.npz"
+    first = order_mcmc(table, root, iterations=250, checkpoint=path, **kwargs)
+    assert np.array_equal(first.traces, whole.traces[:, :250])
+    second = order_mcmc(table, root, iterations=500, resume=path, checkpoint=path, **kwargs)
+    third = order_mcmc(table, root, iterations=700, resume=path, **kwargs)
+    assert np.array_equal(second.traces, whole.traces[:, :500])
+    for name in ("traces", "chain_edge_probabilities", "chain_edge_probabilities_given_orders",
+                 "edge_probabilities", "best_order", "best_dag", "proposed", "accepted"):
+        assert np.array_equal(getattr(third, name), getattr(whole, name)), name
+    assert third.best_order_score == whole.best_order_score
+    # the default burn-in is the checkpoint's, not half of the new total
+    path2 = tmp_path / "default.npz"
+    order_mcmc(table, root, iterations=200, chains=1, checkpoint=path2, progress=False)
+    resumed = order_mcmc(table, root, iterations=400, chains=1, resume=path2, progress=False)
+    assert resumed.burn_in == 100
+    assert np.array_equal(
+        resumed.traces, order_mcmc(table, root, iterations=400, chains=1, burn_in=100,
+                                   progress=False).traces)
+
+
+def test_resume_refuses_other_table_or_settings(tmp_path):
+    table = synthetic_table(6, 2, 4)
+    root = tandem.Philox(1)
+    path = tmp_path / "c.npz"
+    order_mcmc(table, root, chains=2, iterations=100, checkpoint=path, progress=False)
+    other = synthetic_table(6, 2, 5)
+    with pytest.raises(ValueError, match="another score table"):
+        order_mcmc(other, root, chains=2, iterations=200, resume=path, progress=False)
+    with pytest.raises(ValueError, match="chains"):
+        order_mcmc(table, root, chains=3, iterations=200, resume=path, progress=False)
+    with pytest.raises(ValueError, match="thin"):
+        order_mcmc(table, root, chains=2, thin=5, iterations=200, resume=path, progress=False)
+    with pytest.raises(ValueError, match="root"):
+        order_mcmc(table, tandem.Philox(2), chains=2, iterations=200, resume=path,
+                   progress=False)
+    with pytest.raises(ValueError, match="burn_in"):
+        order_mcmc(table, root, chains=2, burn_in=7, iterations=200, resume=path,
+                   progress=False)
+    with pytest.raises(ValueError, match="moves"):
+        order_mcmc(table, root, chains=2, moves=("adjacent",), iterations=200, resume=path,
+                   progress=False)
+    with pytest.raises(ValueError, match="less than the 100"):
+        order_mcmc(table, root, chains=2, iterations=50, resume=path, progress=False)
+
+
+def test_argument_errors():
+    table = synthetic_table(4, 2, 0)
+    root = tandem.Philox(0)
+    with pytest.raises(TypeError, match="root"):
+        order_mcmc(table, 3, progress=False)
+    with pytest.raises(ValueError, match="unknown move"):
+        order_mcmc(table, root, moves=("swap",), progress=False)
+    with pytest.raises(ValueError, match="weights"):
+        order_mcmc(table, root, moves={"adjacent": -1.0}, progress=False)
+    with pytest.raises(ValueError, match="chains"):
+        order_mcmc(table, root, chains=0, progress=False)
+    with pytest.raises(TypeError, match="thin"):
+        order_mcmc(table, root, thin=1.5, progress=False)
+    bad = dataclasses.replace(table, scores=table.scores[:, :-1])
+    with pytest.raises(ValueError, match="columns"):
+        order_mcmc(bad, root, progress=False)
+    nan = table.scores.copy()
+    nan[1, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        order_mcmc(dataclasses.replace(table, scores=nan), root, progress=False)
+
+
+def test_move_weights():
+    table = synthetic_table(6, 2, 8)
+    r = order_mcmc(table, tandem.Philox(3), chains=1, iterations=2000,
+                   moves={"adjacent": 3, "relocate": 1}, progress=False)
+    assert r.proposed[0, 1] == 0
+    assert 0.7 < r.proposed[0, 0] / 2000 < 0.8
+    assert np.isnan(r.acceptance_rates["transposition"][0])
+
+
+def test_many_candidates_two_mask_words():
+    # 70 nodes, 69 candidates each: parent-set masks take two 64-bit words
+    n = 70
+    rng = np.random.default_rng(0)
+    candidates = np.array([[j for j in range(n) if j != i] for i in range(n)], dtype=np.int32)
+    width = combinations.n_sets(n - 1, 1)
+    scores = rng.normal(size=(n, width)) * 2
+    table = SyntheticTable(scores, candidates, 1, tuple(map(str, range(n))), fingerprint="x")
+    r = order_mcmc(table, tandem.Philox(1), chains=1, iterations=300, progress=False)
+    # recompute the best order's score in plain Python, parents past position 63 included
+    order = r.best_order
+    position = np.argsort(order)
+    total = 0.0
+    for v in range(n):
+        allowed = [scores[v, 0]] + [scores[v, 1 + q] for q in range(n - 1)
+                                    if position[candidates[v, q]] < position[v]]
+        total += np.logaddexp.reduce(allowed)
+    assert r.best_order_score == pytest.approx(total, rel=1e-12)
+
+
+def test_single_node_and_no_kept_samples():
+    table = SyntheticTable(np.array([[0.5]]), np.zeros((1, 0), dtype=np.int32), 0, ("a",))
+    r = order_mcmc(table, tandem.Philox(0), chains=2, iterations=10, progress=False)
+    assert np.all(r.traces == 0.5) and r.edge_probabilities.shape == (1, 1)
+    r = order_mcmc(synthetic_table(4, 1, 0), tandem.Philox(0), chains=1, iterations=10,
+                   burn_in=10, progress=False)
+    assert r.samples == 0 and np.all(np.isnan(r.edge_probabilities))
