@@ -2,8 +2,9 @@
 
 One CUDA block runs one filter and one thread carries one particle (a power
 of two, at most 1024), through every time step in a single launch.  A step
-propagates, weighs, reduces the weights in shared memory (maximum, prefix
-sum, moments) and resamples by binary search in the shared cumulative sum.
+propagates, weighs, reduces the weights (maximum, prefix sum, moments) with
+warp shuffles and one shared value per warp, and resamples by binary search
+in the shared cumulative sum: three barriers a step.
 
 Draws are addressed, not carried: with ``streams = FilterStreams.of(root)``,
 filter ``f`` takes
@@ -35,7 +36,8 @@ from numba import cuda
 
 from .. import arrays, core
 from ..core.normal import FAST_TABLE
-from ..distributions import PURPOSE_NORMAL64, _retry_key
+from ..distributions import PURPOSE_NORMAL64
+from ..stream import purpose_word
 from .filter import FilterStreams, _count, _observations
 from .models import LinearGaussian
 
@@ -96,11 +98,13 @@ SCHEMES = ("multinomial", "systematic")
 
 
 @functools.lru_cache(maxsize=None)
-def _kernel(initial, transition, log_density, systematic):
+def _kernel(initial, transition, log_density, systematic, n_particles):
     cc = core.for_cuda()
     block_at, normal_fast, normal_miss = cc.block_at, cc.normal64_fast_table, cc.normal64_miss_table
-    uniform64 = cc.uniform64
+    sub_key, split_key, uniform64 = cc.sub_key, cc.split_key, cc.uniform64
     jitable = _jitable()
+    if jitable is not _simulated:
+        _lower_shuffles()
     initial, transition, log_density = map(jitable, (initial, transition, log_density))
     U64 = np.uint64
 
@@ -112,93 +116,120 @@ def _kernel(initial, transition, log_density, systematic):
             return x2, x3, w
         return x0, x1, w
 
-    def normal_at(generator, keys, lane, i, table):
-        lo, hi, w = draw(generator, keys[0], keys[1], keys[2], keys[3], lane, i)
+    def continuation(generator, k0, k1, k2, k3, lane, word, domain):
+        """The normal64 continuation key of lane ``lane`` (``_retry_key``)."""
+        s0, s1, s2, s3 = sub_key(generator, k0, k1, k2, k3, lane, word, domain)
+        return split_key(generator, s0, s1, s2, s3, U64(0))
+
+    def normal_at(generator, k0, k1, k2, k3, c0, c1, c2, c3, lane, i, table):
+        lo, hi, w = draw(generator, k0, k1, k2, k3, lane, i)
         z, accepted = normal_fast(lo, hi, table)
         if not accepted:
-            z = normal_miss(generator, keys[4], keys[5], keys[6], keys[7], w, lo, hi, table)
+            z = normal_miss(generator, c0, c1, c2, c3, w, lo, hi, table)
         return z
 
-    def uniform_at(generator, keys, lane, i):
-        lo, hi, _ = draw(generator, keys[0], keys[1], keys[2], keys[3], lane, i)
+    def uniform_at(generator, k0, k1, k2, k3, lane, i):
+        lo, hi, _ = draw(generator, k0, k1, k2, k3, lane, i)
         return uniform64(lo, hi, U64(0))
 
-    draw, normal_at, uniform_at = map(jitable, (draw, normal_at, uniform_at))
+    draw, continuation, normal_at, uniform_at = map(
+        jitable, (draw, continuation, normal_at, uniform_at))
+    n = n_particles
 
-    @cuda.jit
-    def run(y, generator, init_keys, prop_keys, resample_keys, table, params,
-            means, variances, ess, log_likelihood):
-        # init/prop keys: (F, 8) = key words, then the normal64 continuation
-        # key of the filter's lane; resample keys: (F, 4).
+    width = min(n, WARP)  # lanes of a warp that carry particles
+    warps = n // width
+    mask = np.uint32((1 << width) - 1)
+
+    @_cuda_kernel(launch_bounds=n)
+    def run(y, generator, keys, purpose, table, params, means, variances, ess, log_likelihood):
+        # keys: the split keys of the initial, propagation and resampling
+        # streams (one key for every lane); purpose: (word, domain) of the
+        # normal64 continuation purpose.
         f = cuda.blockIdx.x
         p = cuda.threadIdx.x
-        n = cuda.blockDim.x
-        lane = U64(f)
-        xs = cuda.shared.array(1024, np.float64)
-        cdf = cuda.shared.array(1024, np.float64)
-        work = cuda.shared.array(1024, np.float64)
-        x = initial(normal_at(generator, init_keys[f], lane, U64(p), table), params)
+        lane, warp = p % width, p // width
+        stream_lane = U64(f)
+        xs = cuda.shared.array(n, np.float64)
+        cdf = cuda.shared.array(n, np.float64)
+        # per warp: largest log-weight, sums of w, w x, w x^2, w^2
+        warp_top = cuda.shared.array(warps, np.float64)
+        warp_sums = cuda.shared.array((4, warps), np.float64)
+        i0, i1, i2, i3 = keys[0, 0], keys[0, 1], keys[0, 2], keys[0, 3]
+        q0, q1, q2, q3 = keys[1, 0], keys[1, 1], keys[1, 2], keys[1, 3]
+        r0, r1, r2, r3 = keys[2, 0], keys[2, 1], keys[2, 2], keys[2, 3]
+        ci0, ci1, ci2, ci3 = continuation(generator, i0, i1, i2, i3, stream_lane, purpose[0],
+                                          purpose[1])
+        cq0, cq1, cq2, cq3 = continuation(generator, q0, q1, q2, q3, stream_lane, purpose[0],
+                                          purpose[1])
+        x = initial(normal_at(generator, i0, i1, i2, i3, ci0, ci1, ci2, ci3, stream_lane, U64(p),
+                              table), params)
         total_log = 0.0
+        # Three barriers a step: the next step's first writes to shared
+        # memory come after its first barrier, which every thread reaches
+        # only when done reading this step's.
         for t in range(y.shape[0]):
             if t > 0:
-                z = normal_at(generator, prop_keys[f], lane, U64((t - 1) * n + p), table)
+                z = normal_at(generator, q0, q1, q2, q3, cq0, cq1, cq2, cq3, stream_lane,
+                              U64((t - 1) * n + p), table)
                 x = transition(x, z, params)
             lw = log_density(x, y[t, f], params)
-            # the largest log-weight
-            work[p] = lw
+            top = lw
+            offset = width // 2
+            while offset > 0:
+                top = max(top, shuffle_xor(mask, top, offset))
+                offset //= 2
+            if lane == 0:
+                warp_top[warp] = top
             cuda.syncthreads()
-            half = n // 2
-            while half > 0:
-                if p < half:
-                    work[p] = max(work[p], work[p + half])
-                cuda.syncthreads()
-                half //= 2
-            top = work[0]
-            cuda.syncthreads()
+            for k in range(warps):
+                top = max(top, warp_top[k])
             w = math.exp(lw - top)
-            # inclusive prefix sum of the weights (Hillis-Steele)
-            cdf[p] = w
+            # inclusive prefix sum of w within the warp; warp sums of the moments
+            c = w
+            d = 1
+            while d < width:
+                before = shuffle_up(mask, c, d)
+                if lane >= d:
+                    c += before
+                d *= 2
+            wx, wxx, ww = w * x, w * x * x, w * w
+            offset = width // 2
+            while offset > 0:
+                wx += shuffle_xor(mask, wx, offset)
+                wxx += shuffle_xor(mask, wxx, offset)
+                ww += shuffle_xor(mask, ww, offset)
+                offset //= 2
+            if lane == width - 1:
+                warp_sums[0, warp] = c
+            if lane == 0:
+                warp_sums[1, warp] = wx
+                warp_sums[2, warp] = wxx
+                warp_sums[3, warp] = ww
+            xs[p] = x
             cuda.syncthreads()
-            step = 1
-            while step < n:
-                add = cdf[p - step] if p >= step else 0.0
-                cuda.syncthreads()
-                cdf[p] += add
-                cuda.syncthreads()
-                step *= 2
-            total = cdf[n - 1]
-            # sums of w x, w x^2 and w^2 in one tree
-            xs[p] = w * x
-            work[p] = w * x * x
+            total = 0.0
+            for k in range(warps):
+                if k == warp:
+                    c += total
+                total += warp_sums[0, k]
+            cdf[p] = c
             cuda.syncthreads()
-            half = n // 2
-            while half > 0:
-                if p < half:
-                    xs[p] += xs[p + half]
-                    work[p] += work[p + half]
-                cuda.syncthreads()
-                half //= 2
-            mean = xs[0] / total
-            second = work[0] / total
-            cuda.syncthreads()
-            work[p] = w * w
-            cuda.syncthreads()
-            half = n // 2
-            while half > 0:
-                if p < half:
-                    work[p] += work[p + half]
-                cuda.syncthreads()
-                half //= 2
             if p == 0:
+                wx = wxx = ww = 0.0
+                for k in range(warps):
+                    wx += warp_sums[1, k]
+                    wxx += warp_sums[2, k]
+                    ww += warp_sums[3, k]
+                mean = wx / total
                 means[t, f] = mean
-                variances[t, f] = max(second - mean * mean, 0.0)
-                ess[t, f] = total * total / work[0]
+                variances[t, f] = max(wxx / total - mean * mean, 0.0)
+                ess[t, f] = total * total / ww
             total_log += top + math.log(total / n)
             if t < y.shape[0] - 1:
                 if systematic:
-                    u = (p + uniform_at(generator, resample_keys[f], lane, U64(t))) / n
+                    u = (p + uniform_at(generator, r0, r1, r2, r3, stream_lane, U64(t))) / n
                 else:
-                    u = uniform_at(generator, resample_keys[f], lane, U64(t * n + p))
+                    u = uniform_at(generator, r0, r1, r2, r3, stream_lane, U64(t * n + p))
                 target = u * total
                 lo, hi = 0, n - 1  # the first index whose cumulative weight exceeds target
                 while lo < hi:
@@ -207,35 +238,81 @@ def _kernel(initial, transition, log_density, systematic):
                         lo = mid + 1
                     else:
                         hi = mid
-                xs[p] = x
-                cuda.syncthreads()
                 x = xs[lo]
-                cuda.syncthreads()
         if p == 0:
             log_likelihood[f] = total_log
 
     return run
 
 
+WARP = 32
+
+
+def shuffle_xor(mask, value, offset):
+    """``value`` of the lane ``offset`` away by xor (``cuda.shfl_xor_sync``).
+
+    This body is what Numba's CUDA simulator runs, which has no shuffles: it
+    trades through shared memory between two barriers, so every thread of
+    the block must call it.  On a GPU it compiles to one shuffle.
+    """
+    lanes = cuda.shared.array(1024, np.float64)
+    p = cuda.threadIdx.x
+    lanes[p] = value
+    cuda.syncthreads()
+    other = lanes[p ^ offset]
+    cuda.syncthreads()
+    return other
+
+
+def shuffle_up(mask, value, delta):
+    """``value`` of the lane ``delta`` below, or its own in the first
+    ``delta`` lanes of a warp (``cuda.shfl_up_sync``); see :func:`shuffle_xor`."""
+    lanes = cuda.shared.array(1024, np.float64)
+    p = cuda.threadIdx.x
+    lanes[p] = value
+    cuda.syncthreads()
+    other = lanes[p - delta] if p % WARP >= delta else value
+    cuda.syncthreads()
+    return other
+
+
+@functools.lru_cache(maxsize=None)
+def _lower_shuffles():
+    from numba.cuda.extending import overload
+
+    @overload(shuffle_xor, target="cuda")
+    def _shuffle_xor(mask, value, offset):
+        return lambda mask, value, offset: cuda.shfl_xor_sync(mask, value, offset)
+
+    @overload(shuffle_up, target="cuda")
+    def _shuffle_up(mask, value, delta):
+        return lambda mask, value, delta: cuda.shfl_up_sync(mask, value, delta)
+
+
+def _cuda_kernel(**options):
+    """``cuda.jit`` with ``options`` (which the simulator does not take)."""
+    from numba import config
+
+    return cuda.jit if config.ENABLE_CUDASIM else cuda.jit(**options)
+
+
+def _simulated(fn):
+    return fn
+
+
 def _jitable():
     from numba import config
 
     if config.ENABLE_CUDASIM:
-        return lambda fn: fn
+        return _simulated
     from numba.cuda.extending import register_jitable
 
     return register_jitable
 
 
-def _keys(streams, n_filters, continuation):
-    """Per-filter key words of ``split(f)`` of each stream (and the normal64
-    continuation key of that lane)."""
-    rows = []
-    for f in range(n_filters):
-        lane = streams.split(f)
-        key = lane.key + (0,) * (4 - len(lane.key))
-        rows.append(key + (_retry_key(lane, PURPOSE_NORMAL64) if continuation else ()))
-    return np.array(rows, dtype=np.uint64)
+def _split_keys(streams):
+    """The key words of every ``split`` lane of each of the three streams."""
+    return np.array([s.split(0).key + (0,) * (4 - len(s.key)) for s in streams], dtype=np.uint64)
 
 
 def batch_filters(root, model, observations, n_particles, *, resampling="systematic"):
@@ -276,14 +353,13 @@ def batch_filters(root, model, observations, n_particles, *, resampling="systema
         raise ValueError(f"observations must have shape (T, F), got {y.shape}")
     steps, filters = y.shape
     generator = streams.initial.generator
-    run = _kernel(*model[:3], resampling == "systematic")
+    run = _kernel(*model[:3], resampling == "systematic", n)
     means, variances, ess = (np.zeros((steps, filters)) for _ in range(3))
     log_likelihood = np.zeros(filters)
     outputs = [cuda.to_device(a) for a in (means, variances, ess, log_likelihood)]
     run[filters, n](cuda.to_device(np.ascontiguousarray(y)), generator,
-                    cuda.to_device(_keys(streams.initial, filters, True)),
-                    cuda.to_device(_keys(streams.propagation, filters, True)),
-                    cuda.to_device(_keys(streams.resampling, filters, False)),
+                    cuda.to_device(_split_keys(streams)),
+                    cuda.to_device(np.array(purpose_word(PURPOSE_NORMAL64), dtype=np.uint64)),
                     cuda.to_device(np.asarray(FAST_TABLE)),
                     cuda.to_device(np.array(model.params, dtype=np.float64)), *outputs)
     means, variances, ess, log_likelihood = (o.copy_to_host() for o in outputs)
