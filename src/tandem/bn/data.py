@@ -1,0 +1,527 @@
+"""Data sets for structure learning: discrete codes with arities, or Gaussian reals.
+
+A :class:`Dataset` is immutable. A discrete one holds each value as the
+integer code of its state (``0 .. arity - 1``); a Gaussian one holds float64
+values. Every constructor checks its input completely before it builds
+anything, and names the column, the row or the argument that is wrong.
+
+pandas is optional: :meth:`Dataset.from_dataframe` needs a DataFrame, and
+nothing else imports pandas.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import numbers
+import os
+import warnings
+
+import numpy as np
+
+#: The kinds of data set.
+KINDS = ("discrete", "gaussian")
+
+#: Cells that :meth:`Dataset.from_csv` reads as missing by default.
+MISSING_TOKENS = ("", "NA", "N/A", "n/a", "NaN", "nan", "-nan", "NULL", "null", "None",
+                  "#N/A", "<NA>")
+
+
+def _readonly(a):
+    a.flags.writeable = False
+    return a
+
+
+def _code_dtype(arities):
+    return np.uint8 if max(arities, default=1) <= 256 else np.int32
+
+
+def _check_names(names, n_vars):
+    if names is None:
+        return tuple(f"X{j}" for j in range(n_vars))
+    if isinstance(names, str):
+        raise TypeError("names must be a sequence of strings, not one string")
+    names = tuple(names)
+    if len(names) != n_vars:
+        raise ValueError(f"names has {len(names)} entries for {n_vars} columns")
+    for j, name in enumerate(names):
+        if not isinstance(name, str):
+            raise TypeError(f"names[{j}] must be a string, got {type(name).__name__}")
+        if not name:
+            raise ValueError(f"names[{j}] is empty")
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"column name {name!r} appears more than once")
+        seen.add(name)
+    return names
+
+
+def _warn_constant(names, arities, stacklevel):
+    for name, arity in zip(names, arities):
+        if arity == 1:
+            warnings.warn(f"column {name!r} is constant (arity 1)", UserWarning,
+                          stacklevel=stacklevel)
+
+
+def _python(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+class Dataset:
+    """Discrete or Gaussian data: ``n_rows`` observations of ``n_vars`` named variables.
+
+    Build one with :meth:`from_dataframe`, :meth:`from_csv`, :meth:`from_codes`
+    or :meth:`gaussian`.
+
+    Attributes
+    ----------
+    kind : str
+        ``"discrete"`` or ``"gaussian"``.
+    values : numpy.ndarray, shape (n_rows, n_vars), read-only, C-contiguous
+        Discrete: the state codes, uint8 when every arity is at most 256,
+        else int32. Gaussian: float64.
+    names : tuple of str
+        The column names, unique.
+    arities : tuple of int or None
+        Discrete: the number of states of each column (at least 1). Gaussian: None.
+    states : tuple of tuple or None
+        Discrete: ``states[j][c]`` is the state of code ``c`` of column ``j``
+        (a str, int, float or bool as read). Gaussian: None.
+    n_dropped : int
+        The rows that ``dropna=True`` removed (0 otherwise).
+    """
+
+    __slots__ = ("_fingerprint", "arities", "kind", "n_dropped", "names", "states", "values")
+
+    def __init__(self, values, names, arities=None, states=None, *, n_dropped=0):
+        # Trusted constructor: the public classmethods check everything first.
+        self.kind = "gaussian" if arities is None else "discrete"
+        self.values = _readonly(np.ascontiguousarray(values))
+        self.names = tuple(names)
+        self.arities = None if arities is None else tuple(int(a) for a in arities)
+        self.states = None if states is None else tuple(tuple(s) for s in states)
+        self.n_dropped = int(n_dropped)
+        self._fingerprint = None
+
+    # -- shape and lookup -----------------------------------------------------
+    @property
+    def n_rows(self):
+        return self.values.shape[0]
+
+    @property
+    def n_vars(self):
+        return self.values.shape[1]
+
+    @property
+    def shape(self):
+        return self.values.shape
+
+    @property
+    def codes(self):
+        """The state codes of a discrete data set (the same array as ``values``)."""
+        if self.kind != "discrete":
+            raise TypeError("a Gaussian data set has no codes")
+        return self.values
+
+    def __len__(self):
+        return self.n_rows
+
+    def __repr__(self):
+        return f"Dataset({self.kind}, {self.n_rows} rows, {self.n_vars} variables)"
+
+    def index(self, column):
+        """The position of ``column`` (a name or an index) among the columns."""
+        if isinstance(column, str):
+            try:
+                return self.names.index(column)
+            except ValueError:
+                raise ValueError(f"no column named {column!r}") from None
+        if isinstance(column, (bool, np.bool_)) or not isinstance(column, numbers.Integral):
+            raise TypeError(f"a column is a name or an index, got {type(column).__name__}")
+        if not 0 <= column < self.n_vars:
+            raise ValueError(f"column index {column} outside range({self.n_vars})")
+        return int(column)
+
+    @property
+    def fingerprint(self):
+        """SHA-256 (hex) of the kind, names, arities, states and values.
+
+        Equal data sets have equal fingerprints on every platform.
+        """
+        if self._fingerprint is None:
+            h = hashlib.sha256()
+            h.update(repr((self.kind, self.shape, self.names, self.arities,
+                           self.states)).encode())
+            dtype = np.int32 if self.kind == "discrete" else np.float64
+            h.update(np.ascontiguousarray(self.values, dtype=np.dtype(dtype).newbyteorder("<"))
+                     .tobytes())
+            self._fingerprint = h.hexdigest()
+        return self._fingerprint
+
+    def __eq__(self, other):
+        if not isinstance(other, Dataset):
+            return NotImplemented
+        return (self.kind, self.names, self.arities, self.states) == (
+            other.kind, other.names, other.arities, other.states) and np.array_equal(
+            self.values, other.values)
+
+    __hash__ = None
+
+    def to_dataframe(self):
+        """A pandas DataFrame of the data; discrete columns are Categoricals of the states."""
+        import pandas as pd
+
+        if self.kind == "gaussian":
+            return pd.DataFrame(np.array(self.values), columns=list(self.names))
+        columns = {}
+        for j, name in enumerate(self.names):
+            columns[name] = pd.Categorical.from_codes(self.values[:, j].astype(np.int64),
+                                                      categories=list(self.states[j]))
+        return pd.DataFrame(columns)
+
+    # -- constructors -----------------------------------------------------------
+    @classmethod
+    def from_codes(cls, codes, arities, names=None):
+        """Discrete data from integer codes.
+
+        Parameters
+        ----------
+        codes : array_like of int, shape (n_rows, n_vars)
+            ``codes[i, j]`` in ``range(arities[j])``.
+        arities : sequence of int
+            The number of states of each column, at least 1; a column of arity
+            1 gets a ``UserWarning``.
+        names : sequence of str, optional
+            Default ``"X0", "X1", ...``.
+
+        The states of column ``j`` are the integers ``0 .. arities[j] - 1``.
+        """
+        a = np.asarray(codes)
+        if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
+            raise TypeError(f"codes must be integers, got dtype {a.dtype}")
+        if a.ndim != 2:
+            raise ValueError(f"codes must be two-dimensional (rows, columns), got shape {a.shape}")
+        n_rows, n_vars = a.shape
+        if n_rows == 0 or n_vars == 0:
+            raise ValueError(f"codes must have at least one row and one column, got shape {a.shape}")
+        if isinstance(arities, (str, bytes)) or not hasattr(arities, "__len__"):
+            raise TypeError("arities must be a sequence of integers")
+        if len(arities) != n_vars:
+            raise ValueError(f"arities has {len(arities)} entries for {n_vars} columns")
+        checked = []
+        for j, r in enumerate(arities):
+            if isinstance(r, (bool, np.bool_)) or not isinstance(r, numbers.Integral):
+                raise TypeError(f"arities[{j}] must be an integer, got {r!r}")
+            if not 1 <= r <= 2**31 - 1:
+                raise ValueError(f"arities[{j}] must be at least 1, got {r}")
+            checked.append(int(r))
+        names = _check_names(names, n_vars)
+        for j, r in enumerate(checked):
+            column = a[:, j]
+            bad = np.flatnonzero((column < 0) | (column >= r))
+            if bad.size:
+                raise ValueError(f"column {names[j]!r}: code {column[bad[0]]} at row {bad[0]} "
+                                 f"is outside range({r})")
+        _warn_constant(names, checked, 3)
+        values = a.astype(_code_dtype(checked))
+        return cls(values, names, checked, [tuple(range(r)) for r in checked])
+
+    @classmethod
+    def gaussian(cls, array, names=None):
+        """Gaussian (real-valued) data.
+
+        Parameters
+        ----------
+        array : array_like of real numbers, shape (n_rows, n_vars)
+            Finite values; copied to float64.
+        names : sequence of str, optional
+            Default ``"X0", "X1", ...``.
+
+        A constant column gets a ``UserWarning``.
+        """
+        a = np.asarray(array)
+        if a.dtype == object or a.dtype == np.bool_ or not (
+                np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer)):
+            raise TypeError(f"array must hold real numbers, got dtype {a.dtype}")
+        if a.ndim != 2:
+            raise ValueError(f"array must be two-dimensional (rows, columns), got shape {a.shape}")
+        if a.shape[0] == 0 or a.shape[1] == 0:
+            raise ValueError(f"array must have at least one row and one column, got shape {a.shape}")
+        names = _check_names(names, a.shape[1])
+        values = a.astype(np.float64)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            what = "a missing value (NaN)" if np.isnan(values[i, j]) else "an infinite value"
+            raise ValueError(f"column {names[j]!r} has {what} at row {i}")
+        _warn_gaussian_constant(names, values, 3)
+        return cls(values, names)
+
+    @classmethod
+    def from_dataframe(cls, df, *, kind=None, dropna=False):
+        """Discrete or Gaussian data from a pandas DataFrame.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            One column per variable; column names become ``names`` (as str).
+        kind : {"discrete", "gaussian", None}
+            None infers it: Gaussian when every column is floating point and
+            some value is not a whole number, discrete when no value is a
+            non-whole float; anything else raises ``TypeError`` asking for
+            ``kind``.
+        dropna : bool
+            Drop the rows with a missing value; by default a missing value
+            raises ``ValueError`` naming its column and row.
+
+        Notes
+        -----
+        Discrete states: a Categorical column keeps its categories in their
+        order (unobserved ones included); any other column gets its observed
+        values, sorted. Whole-number floats become ints. A column that mixes
+        value types (say str and int) raises ``TypeError`` naming the column
+        and the row. A column with one state gets a ``UserWarning``.
+        """
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas is in the test extra
+            raise ImportError("Dataset.from_dataframe needs pandas") from None
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+        names = _check_names([str(c) for c in df.columns], df.shape[1])
+        labels = list(df.index)
+        columns, missing = [], []
+        for j in range(df.shape[1]):
+            series = df.iloc[:, j]
+            missing.append(np.asarray(series.isna(), dtype=bool))
+            if isinstance(series.dtype, pd.CategoricalDtype):
+                columns.append(("categorical", series.cat.codes.to_numpy(np.int64),
+                                [_python(c) for c in series.cat.categories]))
+            elif isinstance(series.dtype, np.dtype) and (
+                    series.dtype == np.bool_ or np.issubdtype(series.dtype, np.number)):
+                columns.append(("array", series.to_numpy(), None))
+            else:
+                columns.append(("array", series.to_numpy(dtype=object), None))
+        return _build(columns, missing, names, lambda i: f"row {labels[i]!r}", kind, dropna)
+
+    @classmethod
+    def from_csv(cls, path, *, kind=None, dropna=False, delimiter=",",
+                 missing=MISSING_TOKENS, encoding="utf-8"):
+        """Discrete or Gaussian data from a CSV file with a header line.
+
+        Read with the standard ``csv`` module (the same result whether or not
+        pandas is installed). A column whose cells all parse as integers holds
+        ints, else one whose cells all parse as floats holds floats, else it
+        holds the strings as written. Then the rules of
+        :meth:`from_dataframe` apply (``kind``, ``dropna``, states); errors
+        name the column and the line of the file.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        kind, dropna
+            As for :meth:`from_dataframe`.
+        delimiter : str
+        missing : iterable of str
+            Cells (after stripping spaces) that count as missing.
+        encoding : str
+        """
+        missing = frozenset(missing)
+        with open(os.fspath(path), newline="", encoding=encoding) as f:
+            reader = csv.reader(f, delimiter=delimiter)
+            try:
+                header = next(reader)
+            except StopIteration:
+                raise ValueError(f"{os.fspath(path)!r} is empty: expected a header line") from None
+            header = [h.strip() for h in header]
+            names = _check_names(header, len(header))
+            rows, lines = [], []
+            for row in reader:
+                if not row or (len(row) == 1 and not row[0].strip()):
+                    continue
+                if len(row) != len(names):
+                    raise ValueError(f"line {reader.line_num} has {len(row)} cells, the header "
+                                     f"has {len(names)}")
+                rows.append([c.strip() for c in row])
+                lines.append(reader.line_num)
+        columns, masks = [], []
+        for j in range(len(names)):
+            cells = [row[j] for row in rows]
+            mask = np.fromiter((c in missing for c in cells), dtype=bool, count=len(cells))
+            columns.append(("array", _parse_cells(cells, mask), None))
+            masks.append(mask)
+        return _build(columns, masks, names, lambda i: f"line {lines[i]}", kind, dropna)
+
+
+def _parse_cells(cells, mask):
+    present = [c for c, m in zip(cells, mask) if not m]
+    for convert, dtype in ((int, np.int64), (float, np.float64)):
+        try:
+            parsed = [convert(c) for c in present]
+        except (ValueError, OverflowError):
+            continue
+        if dtype is np.int64 and parsed and not -2**63 <= min(parsed) <= max(parsed) < 2**63:
+            continue
+        out = np.zeros(len(cells), dtype=dtype) if dtype is np.int64 else np.full(
+            len(cells), np.nan)
+        out[~mask] = parsed
+        return out
+    out = np.empty(len(cells), dtype=object)
+    out[:] = [None if m else c for c, m in zip(cells, mask)]
+    return out
+
+
+def _warn_gaussian_constant(names, values, stacklevel):
+    for j, name in enumerate(names):
+        if np.all(values[:, j] == values[0, j]):
+            warnings.warn(f"column {name!r} is constant", UserWarning, stacklevel=stacklevel)
+
+
+def _family(value):
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (numbers.Integral, numbers.Real)):
+        return "number"
+    if isinstance(value, str):
+        return "str"
+    return None
+
+
+def _non_whole(values):
+    """Index of the first finite non-whole float in ``values`` (float array), or None."""
+    bad = np.flatnonzero(np.isfinite(values) & (values != np.floor(values)))
+    return int(bad[0]) if bad.size else None
+
+
+def _build(columns, missing, names, where, kind, dropna):
+    """The checks and the coding shared by ``from_dataframe`` and ``from_csv``.
+
+    ``columns[j]`` is ``("categorical", codes, categories)`` or ``("array",
+    values, None)``; ``missing[j]`` marks its missing cells; ``where(i)``
+    names row ``i`` for messages.
+    """
+    if kind not in (None,) + KINDS:
+        raise ValueError(f"kind must be 'discrete', 'gaussian' or None, got {kind!r}")
+    if not isinstance(dropna, (bool, np.bool_)):
+        raise TypeError(f"dropna must be True or False, got {dropna!r}")
+    n_vars = len(names)
+    if n_vars == 0:
+        raise ValueError("the data have no columns")
+    n_rows = len(missing[0])
+    if n_rows == 0:
+        raise ValueError("the data have no rows")
+    any_missing = np.zeros(n_rows, dtype=bool)
+    for m in missing:
+        any_missing |= m
+    if any_missing.any():
+        if not dropna:
+            i = int(np.flatnonzero(any_missing)[0])
+            j = next(j for j in range(n_vars) if missing[j][i])
+            raise ValueError(f"column {names[j]!r} has a missing value at {where(i)}; pass "
+                             f"dropna=True to drop the rows with missing values")
+        keep = ~any_missing
+        if not keep.any():
+            raise ValueError("every row has a missing value: nothing is left after dropna")
+    else:
+        keep = None
+    n_dropped = 0 if keep is None else int(n_rows - keep.sum())
+
+    # Value families, checked on the rows that stay.
+    families = []
+    for j, (tag, values, _) in enumerate(columns):
+        rows = np.flatnonzero(~any_missing) if keep is not None else None
+        if tag == "categorical":
+            families.append("categorical")
+        elif values.dtype == object:
+            fam = None
+            for i in (rows if rows is not None else range(n_rows)):
+                if missing[j][i]:
+                    continue
+                f = _family(values[i])
+                if f is None:
+                    raise TypeError(f"column {names[j]!r} has a value of unsupported type "
+                                    f"{type(values[i]).__name__} at {where(i)}")
+                if fam is None:
+                    fam, first = f, i
+                elif f != fam:
+                    raise TypeError(f"column {names[j]!r} mixes types: {type(values[first]).__name__}"
+                                    f" at {where(first)}, {type(values[i]).__name__} at {where(i)}")
+            families.append(fam)
+        elif values.dtype == np.bool_:
+            families.append("bool")
+        elif np.issubdtype(values.dtype, np.floating):
+            families.append("float")
+        else:
+            families.append("number")
+
+    def kept(values):
+        return values if keep is None else values[keep]
+
+    if kind is None:
+        non_whole = []
+        for j, (fam, (tag, values, _)) in enumerate(zip(families, columns)):
+            if fam == "float" and _non_whole(kept(values).astype(np.float64)) is not None:
+                non_whole.append(j)
+            elif fam == "number" and values.dtype == object:
+                as_float = np.array([float(v) for v in kept(values)], dtype=np.float64)
+                if _non_whole(as_float) is not None:
+                    non_whole.append(j)
+        if not non_whole:
+            kind = "discrete"
+        else:
+            other = [j for j, fam in enumerate(families) if fam != "float"]
+            if other:
+                raise TypeError(f"cannot tell the kind of data: column {names[non_whole[0]]!r} "
+                                f"holds real numbers, column {names[other[0]]!r} does not; "
+                                f"pass kind='discrete' or kind='gaussian'")
+            kind = "gaussian"
+
+    if kind == "gaussian":
+        out = np.empty((n_rows - n_dropped, n_vars), dtype=np.float64)
+        for j, (fam, (tag, values, _)) in enumerate(zip(families, columns)):
+            if fam not in ("float", "number"):
+                rows = np.flatnonzero(~any_missing)
+                raise TypeError(f"column {names[j]!r} is not numeric ({fam} values, e.g. at "
+                                f"{where(int(rows[0]))}): Gaussian data must be real numbers")
+            column = kept(values).astype(np.float64)
+            bad = np.flatnonzero(~np.isfinite(column))
+            if bad.size:
+                i = int(np.flatnonzero(~any_missing)[bad[0]])
+                raise ValueError(f"column {names[j]!r} has an infinite value at {where(i)}")
+            out[:, j] = column
+        _warn_gaussian_constant(names, out, 4)
+        return Dataset(out, names, n_dropped=n_dropped)
+
+    codes, states = [], []
+    for j, (fam, (tag, values, categories)) in enumerate(zip(families, columns)):
+        if tag == "categorical":
+            codes.append(kept(values))
+            states.append(tuple(categories))
+            continue
+        column = kept(values)
+        if fam == "float":
+            column = column.astype(np.float64)
+            bad = np.flatnonzero(~np.isfinite(column))
+            if bad.size:
+                i = int(np.flatnonzero(~any_missing)[bad[0]])
+                raise ValueError(f"column {names[j]!r} has an infinite value at {where(i)}")
+            if _non_whole(column) is None:
+                column = column.astype(np.int64)
+        uniques, inverse = np.unique(column, return_inverse=True)
+        codes.append(inverse.reshape(-1))
+        states.append(tuple(_python(u) for u in uniques))
+    arities = [max(len(s), 1) for s in states]
+    _warn_constant(names, arities, 4)
+    values = np.empty((n_rows - n_dropped, n_vars), dtype=_code_dtype(arities))
+    for j, c in enumerate(codes):
+        values[:, j] = c
+    return Dataset(values, names, arities, states, n_dropped=n_dropped)
+
+
+def column_arrays(data):
+    """The data column by column, C-contiguous ``(n_vars, n_rows)``: what the kernels read."""
+    return np.ascontiguousarray(data.values.T)
+
+
+__all__ = ["KINDS", "MISSING_TOKENS", "Dataset"]
