@@ -36,6 +36,7 @@ import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -69,28 +70,137 @@ U64 = np.uint64
 
 
 # -- the kernels ------------------------------------------------------------
+#
+# A node's allowed parent sets are summed in the order of their ranks, in
+# blocks: for a size s >= 2, fixing the upper s - 1 positions c_1 < ... of a
+# set leaves its lowest position a < c_1 free, and those sets have the
+# consecutive ranks base + a. A block is then a dot product of a row of
+# weights exp(score - top) with the 0/1 vector of allowed positions: no exp,
+# no branch, contiguous loads. Blocks whose upper positions are not all
+# allowed are never visited. Where every allowed set lies more than about
+# 667 nats below the node's top score (the weights' sum under 1e-290), the
+# node falls back to a scan of its sets best first, in its own scale.
+
+_TINY = 1e-290
+_CACHE_BITS = 15  # cache slots per chain: 2**15
+
 
 @numba.njit(cache=True)
-def _allowed_mask(v, pos, candidates, allowed):
-    """Bit q of ``allowed`` (words of 64) set iff candidate q of ``v`` precedes ``v``."""
-    allowed[:] = 0
+def _allowed(v, pos, candidates, flags, members, words):
+    """Which candidates of ``v`` precede it: 0/1 ``flags``, ascending ``members``
+    (returns their number) and the bit mask ``words``."""
+    words[:] = 0
     pv = pos[v]
+    count = 0
     for q in range(candidates.shape[1]):
         c = candidates[v, q]
         if c >= 0 and pos[c] < pv:
-            allowed[q >> 6] |= U64(1) << U64(q & 63)
+            flags[q] = 1.0
+            members[count] = q
+            count += 1
+            words[q >> 6] |= U64(1) << U64(q & 63)
+        else:
+            flags[q] = 0.0
+    return count
 
 
 @numba.njit(cache=True)
-def _node_lse(v, allowed, masks, sorted_scores, n_finite, record, idx_out, w_out):
-    """Log-sum-exp of ``v``'s allowed parent sets, scanning them best first.
+def _dot(row, start, flags, length):
+    """sum_{a < length} row[start + a] * flags[a], in four fixed interleaved sums."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    a = 0
+    while a + 4 <= length:
+        s0 += row[start + a] * flags[a]
+        s1 += row[start + a + 1] * flags[a + 1]
+        s2 += row[start + a + 2] * flags[a + 2]
+        s3 += row[start + a + 3] * flags[a + 3]
+        a += 4
+    while a < length:
+        s0 += row[start + a] * flags[a]
+        a += 1
+    return (s0 + s1) + (s2 + s3)
 
-    The first allowed set is the best one (``mx``); the scan stops at the first
-    set more than CUTOFF below it. With ``record`` the positions (in the sorted
-    arrays) and weights ``exp(score - mx)`` of the sets summed go to ``idx_out``
-    and ``w_out``. Returns (lse, count recorded, sum of weights).
+
+@numba.njit(cache=True)
+def _next_upper(idx, u, count):
+    """Colex successor of the ``u`` indices ``idx`` into range(count); False after the last."""
+    j = 0
+    while j < u - 1 and idx[j] + 1 == idx[j + 1]:
+        j += 1
+    if j == u - 1 and idx[j] + 1 >= count:
+        return False
+    idx[j] += 1
+    for i in range(j):
+        idx[i] = i
+    return True
+
+
+@numba.njit(cache=True)
+def _blocks(mode, row, offsets, binom, flags, members, count, k, idx, target, acc):
+    """Walk the allowed sets of one node by blocks (see above).
+
+    mode 0: return the sum of their weights. mode 1: return the rank of the
+    set where the running sum first exceeds ``target``. mode 2: return the sum
+    and add to ``acc[p]`` the weights of the allowed sets holding position p.
     """
-    words = masks.shape[2]
+    m = flags.shape[0]
+    total = row[0]
+    last_base = 0
+    last_length = 1
+    if mode == 1 and target < total:
+        return 0
+    for s in range(1, k + 1):
+        u = s - 1
+        if u > count:
+            break
+        for j in range(u):
+            idx[j] = j
+        while True:
+            base = offsets[s]
+            lowest = m
+            if u > 0:
+                lowest = members[idx[0]]
+                for j in range(u):
+                    base += binom[members[idx[j]], j + 2]
+            if lowest > 0:
+                block = _dot(row, base, flags, lowest)
+                if block > 0.0:
+                    if mode == 1 and target < total + block:
+                        for a in range(lowest):
+                            total += row[base + a] * flags[a]
+                            if target < total and row[base + a] * flags[a] > 0.0:
+                                return base + a
+                    else:
+                        total += block
+                    last_base = base
+                    last_length = lowest
+                    if mode == 2:
+                        for j in range(u):
+                            acc[members[idx[j]]] += block
+                        for a in range(lowest):
+                            acc[a] += row[base + a] * flags[a]
+            if u == 0 or not _next_upper(idx, u, count):
+                break
+    if mode == 1:  # rounding put target past the end: the last set of positive weight
+        for a in range(last_length - 1, -1, -1):
+            if last_base == 0 or row[last_base + a] * flags[a] > 0.0:
+                return last_base + a
+    return total
+
+
+@numba.njit(cache=True)
+def _scan(v, words, masks, sorted_scores, n_finite, record, idx_out, w_out):
+    """The fallback: log-sum-exp of ``v``'s allowed sets, scanned best first.
+
+    The first allowed set is the best one (``mx``); the scan stops at the
+    first set more than CUTOFF below it. With ``record`` the positions (in
+    the sorted arrays) and weights ``exp(score - mx)`` of the sets summed go
+    to ``idx_out`` and ``w_out``. Returns (lse, count recorded, sum of weights).
+    """
+    nwords = masks.shape[2]
     mx = -np.inf
     total = 0.0
     count = 0
@@ -99,8 +209,8 @@ def _node_lse(v, allowed, masks, sorted_scores, n_finite, record, idx_out, w_out
         if total > 0.0 and x < mx - CUTOFF:
             break
         inside = True
-        for w in range(words):
-            if masks[v, j, w] & ~allowed[w]:
+        for w in range(nwords):
+            if masks[v, j, w] & ~words[w]:
                 inside = False
                 break
         if not inside:
@@ -119,18 +229,88 @@ def _node_lse(v, allowed, masks, sorted_scores, n_finite, record, idx_out, w_out
 
 
 @numba.njit(cache=True)
-def _order_node_scores(order, candidates, masks, sorted_scores, n_finite, node_scores):
+def _weights(scores, top):
+    """exp(score - top) by :func:`tandem.core.exp64`; 0 below exp(-708)."""
+    out = np.zeros(scores.shape)
+    for v in range(scores.shape[0]):
+        for r in range(scores.shape[1]):
+            d = scores[v, r] - top[v]
+            if d >= -708.0:
+                out[v, r] = exp64(d)
+    return out
+
+
+class _Kernel(NamedTuple):
+    """The prepared table as the kernels take it."""
+
+    candidates: np.ndarray  # (n, m) int64
+    weights: np.ndarray  # (n, n_sets): exp(score - top), 0 for -inf
+    top: np.ndarray  # (n,): each node's best score
+    offsets: np.ndarray
+    binom: np.ndarray
+    subsets: np.ndarray  # (n_sets, k) positions, -1 padded
+    masks: np.ndarray  # (n, n_sets, words): sets best first, as bit masks
+    sorted_scores: np.ndarray
+    sorted_ranks: np.ndarray
+    n_finite: np.ndarray
+
+
+@numba.njit(cache=True)
+def _node_score(v, pos, kt, flags, members, words, idx, idx_buf, w_buf):
+    count = _allowed(v, pos, kt.candidates, flags, members, words)
+    total = _blocks(0, kt.weights[v], kt.offsets, kt.binom, flags, members, count,
+                    kt.subsets.shape[1], idx, 0.0, flags)
+    if total >= _TINY:
+        return kt.top[v] + log64(total)
+    return _scan(v, words, kt.masks, kt.sorted_scores, kt.n_finite, False, idx_buf, w_buf)[0]
+
+
+@numba.njit(cache=True)
+def _cached_score(v, pos, kt, flags, members, words, idx, idx_buf, w_buf,
+                  cache_keys, cache_values):
+    """:func:`_node_score` through a direct-mapped cache keyed by (node, allowed mask).
+
+    A node's score is a function of its allowed mask alone, so a hit returns
+    the very bits a recomputation would: the cache never changes a chain.
+    """
+    _allowed(v, pos, kt.candidates, flags, members, words)
+    h = U64(v + 1) * U64(0x9E3779B97F4A7C15)
+    for w in range(words.shape[0]):
+        h = (h ^ words[w]) * U64(0xBF58476D1CE4E5B9)
+        h ^= h >> U64(31)
+    slot = np.int64(h >> U64(64 - _CACHE_BITS))
+    hit = cache_keys[slot, 0] == U64(v + 1)
+    if hit:
+        for w in range(words.shape[0]):
+            if cache_keys[slot, 1 + w] != words[w]:
+                hit = False
+                break
+    if hit:
+        return cache_values[slot]
+    value = _node_score(v, pos, kt, flags, members, words, idx, idx_buf, w_buf)
+    cache_keys[slot, 0] = U64(v + 1)
+    for w in range(words.shape[0]):
+        cache_keys[slot, 1 + w] = words[w]
+    cache_values[slot] = value
+    return value
+
+
+@numba.njit(cache=True)
+def _order_node_scores(order, kt, node_scores):
     n = order.shape[0]
+    m = kt.candidates.shape[1]
     pos = np.empty(n, dtype=np.int64)
     for p in range(n):
         pos[order[p]] = p
-    allowed = np.zeros(masks.shape[2], dtype=np.uint64)
-    dummy_i = np.empty(0, dtype=np.int64)
-    dummy_w = np.empty(0, dtype=np.float64)
+    flags = np.empty(m, dtype=np.float64)
+    members = np.empty(m, dtype=np.int64)
+    words = np.zeros(kt.masks.shape[2], dtype=np.uint64)
+    idx = np.empty(max(kt.subsets.shape[1], 1), dtype=np.int64)
+    width = kt.sorted_scores.shape[1]
+    idx_buf = np.empty(width, dtype=np.int64)
+    w_buf = np.empty(width, dtype=np.float64)
     for v in range(n):
-        _allowed_mask(v, pos, candidates, allowed)
-        node_scores[v] = _node_lse(v, allowed, masks, sorted_scores, n_finite, False,
-                                   dummy_i, dummy_w)[0]
+        node_scores[v] = _node_score(v, pos, kt, flags, members, words, idx, idx_buf, w_buf)
     return pos
 
 
@@ -158,26 +338,82 @@ def _initial_orders(generator, k0, k1, k2, k3, first_chain, orders):
 
 
 @numba.njit(cache=True)
-def _chain(c, lane, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey,
-           candidates, masks, sorted_scores, sorted_ranks, n_finite, subsets,
+def _add_parents(r, v, kt, edge_counts):
+    for q in range(kt.subsets.shape[1]):
+        p = kt.subsets[r, q]
+        if p < 0:
+            break
+        edge_counts[kt.candidates[v, p], v] += 1
+
+
+@numba.njit(cache=True)
+def _sample_dags(t, lane64, dags, generator, dkey, pos, kt, flags, members, words, idx,
+                 idx_buf, w_buf, acc, edge_counts, edge_given_order):
+    """DAGs given the order at iteration t, and P(edge | order) for every edge."""
+    n = pos.shape[0]
+    m = kt.candidates.shape[1]
+    k = kt.subsets.shape[1]
+    for v in range(n):
+        count = _allowed(v, pos, kt.candidates, flags, members, words)
+        acc[:] = 0.0
+        total = _blocks(2, kt.weights[v], kt.offsets, kt.binom, flags, members, count, k, idx,
+                        0.0, acc)
+        blocks = total >= _TINY
+        if not blocks:
+            _, recorded, total = _scan(v, words, kt.masks, kt.sorted_scores, kt.n_finite, True,
+                                       idx_buf, w_buf)
+            acc[:] = 0.0
+            for s in range(recorded):
+                r = kt.sorted_ranks[v, idx_buf[s]]
+                for q in range(k):
+                    p = kt.subsets[r, q]
+                    if p < 0:
+                        break
+                    acc[p] += w_buf[s]
+        for p in range(m):
+            if acc[p] > 0.0:
+                edge_given_order[kt.candidates[v, p], v] += acc[p] / total
+        for d in range(dags):
+            g = (t * dags + d) * n + v
+            ulo, uhi = pair_at(generator, dkey[0], dkey[1], dkey[2], dkey[3], lane64,
+                               U64(2 * g))
+            target = uniform64(ulo, uhi, 0) * total
+            if blocks:
+                r = np.int64(_blocks(1, kt.weights[v], kt.offsets, kt.binom, flags, members,
+                                     count, k, idx, target, acc))
+            else:
+                chosen = recorded - 1
+                running = 0.0
+                for s in range(recorded):
+                    running += w_buf[s]
+                    if target < running:
+                        chosen = s
+                        break
+                r = kt.sorted_ranks[v, idx_buf[chosen]]
+            _add_parents(r, v, kt, edge_counts)
+
+
+@numba.njit(cache=True)
+def _chain(lane, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey, kt,
            order, best_score, best_order, trace, proposed, accepted,
            edge_counts, edge_given_order, n_kept):
     n = order.shape[0]
-    m = candidates.shape[1]
-    k = subsets.shape[1]
-    words = masks.shape[2]
+    m = kt.candidates.shape[1]
     node_scores = np.empty(n, dtype=np.float64)
-    pos = _order_node_scores(order, candidates, masks, sorted_scores, n_finite, node_scores)
+    pos = _order_node_scores(order, kt, node_scores)
     total = _total(node_scores)
-    allowed = np.zeros(words, dtype=np.uint64)
-    saved_order = np.empty(n, dtype=np.int64)
-    saved_scores = np.empty(n, dtype=np.float64)
-    width = sorted_scores.shape[1]
+    flags = np.empty(m, dtype=np.float64)
+    members = np.empty(m, dtype=np.int64)
+    words = np.zeros(kt.masks.shape[2], dtype=np.uint64)
+    idx = np.empty(max(kt.subsets.shape[1], 1), dtype=np.int64)
+    width = kt.sorted_scores.shape[1]
     idx_buf = np.empty(width, dtype=np.int64)
     w_buf = np.empty(width, dtype=np.float64)
     acc = np.empty(m, dtype=np.float64)
-    dummy_i = np.empty(0, dtype=np.int64)
-    dummy_w = np.empty(0, dtype=np.float64)
+    saved_order = np.empty(n, dtype=np.int64)
+    saved_scores = np.empty(n, dtype=np.float64)
+    cache_keys = np.zeros((1 << _CACHE_BITS, 1 + words.shape[0]), dtype=np.uint64)
+    cache_values = np.empty(1 << _CACHE_BITS, dtype=np.float64)
     lane64 = U64(lane)
     for t in range(t0, t1):
         b = U64(2 * t)  # four 64-bit draws: blocks 2t and 2t + 1
@@ -222,9 +458,8 @@ def _chain(c, lane, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey,
             for p in range(lo, hi + 1):
                 v = order[p]
                 saved_scores[p] = node_scores[v]
-                _allowed_mask(v, pos, candidates, allowed)
-                node_scores[v] = _node_lse(v, allowed, masks, sorted_scores, n_finite, False,
-                                           dummy_i, dummy_w)[0]
+                node_scores[v] = _cached_score(v, pos, kt, flags, members, words, idx,
+                                               idx_buf, w_buf, cache_keys, cache_values)
             new_total = _total(node_scores)
             proposed[kind] += 1
             if new_total > -np.inf and (total == -np.inf
@@ -243,61 +478,25 @@ def _chain(c, lane, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey,
             best_order[:] = order
         if t >= burn_in and (t - burn_in) % thin == 0:
             n_kept[0] += 1
-            for v in range(n):
-                _allowed_mask(v, pos, candidates, allowed)
-                _, count, weight = _node_lse(v, allowed, masks, sorted_scores, n_finite, True,
-                                             idx_buf, w_buf)
-                if count == 0:
-                    continue
-                acc[:] = 0.0
-                for s in range(count):
-                    r = sorted_ranks[v, idx_buf[s]]
-                    for q in range(k):
-                        p = subsets[r, q]
-                        if p < 0:
-                            break
-                        acc[p] += w_buf[s]
-                for p in range(m):
-                    if acc[p] > 0.0:
-                        edge_given_order[candidates[v, p], v] += acc[p] / weight
-                for d in range(dags):
-                    g = (t * dags + d) * n + v
-                    ulo, uhi = pair_at(generator, dkey[0], dkey[1], dkey[2], dkey[3], lane64,
-                                       U64(2 * g))
-                    target = uniform64(ulo, uhi, 0) * weight
-                    chosen = count - 1
-                    running = 0.0
-                    for s in range(count):
-                        running += w_buf[s]
-                        if target < running:
-                            chosen = s
-                            break
-                    r = sorted_ranks[v, idx_buf[chosen]]
-                    for q in range(k):
-                        p = subsets[r, q]
-                        if p < 0:
-                            break
-                        edge_counts[candidates[v, p], v] += 1
+            _sample_dags(t, lane64, dags, generator, dkey, pos, kt, flags, members, words, idx,
+                         idx_buf, w_buf, acc, edge_counts, edge_given_order)
 
 
 @numba.njit(parallel=True, cache=True)
-def _advance(first_chain, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey,
-             candidates, masks, sorted_scores, sorted_ranks, n_finite, subsets,
+def _advance(t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey, kt,
              orders, best_score, best_order, trace, proposed, accepted,
              edge_counts, edge_given_order, n_kept):
     for c in numba.prange(orders.shape[0]):
-        _chain(c, first_chain + c, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey,
-               candidates, masks, sorted_scores, sorted_ranks, n_finite, subsets,
+        _chain(c, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey, kt,
                orders[c], best_score[c:c + 1], best_order[c], trace[c], proposed[c],
                accepted[c], edge_counts[c], edge_given_order[c], n_kept[c:c + 1])
 
 
 @numba.njit(cache=True)
-def _best_dag(order, candidates, scores, m_k_subsets):
+def _best_dag(order, candidates, scores, subsets):
     """Per node, the best parent set (lowest rank among ties) that the order allows."""
     n = order.shape[0]
-    m = candidates.shape[1]
-    k = m_k_subsets.shape[1]
+    k = subsets.shape[1]
     pos = np.empty(n, dtype=np.int64)
     for p in range(n):
         pos[order[p]] = p
@@ -312,11 +511,11 @@ def _best_dag(order, candidates, scores, m_k_subsets):
                 continue
             ok = True
             for q in range(k):
-                p = m_k_subsets[r, q]
+                p = subsets[r, q]
                 if p < 0:
                     break
                 c = candidates[v, p]
-                if p >= m or c < 0 or pos[c] > pos[v]:
+                if c < 0 or pos[c] > pos[v]:
                     ok = False
                     break
             if ok:
@@ -324,7 +523,7 @@ def _best_dag(order, candidates, scores, m_k_subsets):
                 best_r = r
         total += best
         for q in range(k):
-            p = m_k_subsets[best_r, q]
+            p = subsets[best_r, q]
             if p < 0:
                 break
             adjacency[candidates[v, p], v] = True
@@ -379,6 +578,12 @@ class _Prepared:
         self.sorted_scores = np.take_along_axis(self.scores, self.sorted_ranks, axis=1)
         self.n_finite = np.isfinite(self.sorted_scores).sum(axis=1).astype(np.int64)
         self.masks = np.ascontiguousarray(set_masks[self.sorted_ranks])
+        self.top = self.sorted_scores[:, 0].copy()
+        self.weights = _weights(self.scores, self.top)
+        self.kernel = _Kernel(self.candidates, self.weights, self.top,
+                              combinations.offsets(m, k), combinations.binomial_table(m, k),
+                              self.subsets, self.masks, self.sorted_scores, self.sorted_ranks,
+                              self.n_finite)
 
 
 # -- settings and checkpoints -------------------------------------------------
@@ -620,8 +825,7 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         best_score = np.empty(chains)
         for c in range(chains):
             node_scores = np.empty(n)
-            _order_node_scores(orders[c], prepared.candidates, prepared.masks,
-                               prepared.sorted_scores, prepared.n_finite, node_scores)
+            _order_node_scores(orders[c], prepared.kernel, node_scores)
             best_score[c] = _total(node_scores)
         state = {
             "orders": orders, "best_score": best_score, "best_order": orders.copy(),
@@ -648,10 +852,8 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         while t < iterations:
             t1 = min(iterations, t + chunk)
             start = time.monotonic()
-            _advance(0, t, t1, burn_in, thin, dags_per_order, cum, generator, mkey, dkey,
-                     prepared.candidates, prepared.masks, prepared.sorted_scores,
-                     prepared.sorted_ranks, prepared.n_finite, prepared.subsets,
-                     state["orders"], state["best_score"], state["best_order"], state["trace"],
+            _advance(t, t1, burn_in, thin, dags_per_order, cum, generator, mkey, dkey,
+                     prepared.kernel, state["orders"], state["best_score"], state["best_order"], state["trace"],
                      state["proposed"], state["accepted"], state["edge_counts"],
                      state["edge_given_order"], state["n_kept"])
             bar.update(t1 - t)
