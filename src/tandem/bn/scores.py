@@ -48,8 +48,10 @@ _ID = {"bdeu": 0, "k2": 1, "bic": 2, "bge": 3}
 def check_score(data, score, settings):
     """``(score, settings)`` checked against ``data``, settings completed with defaults.
 
-    Raises ``ValueError`` for an unknown score or one of the wrong kind for the
-    data, ``TypeError`` for an unknown setting and ``ValueError`` for a bad value.
+    A setting given as None takes its default (and is ignored by a score
+    without it). Raises ``ValueError`` for an unknown score or one of the
+    wrong kind for the data, ``TypeError`` for an unknown setting and
+    ``ValueError`` for a bad value.
     """
     from .data import Dataset
 
@@ -66,6 +68,8 @@ def check_score(data, score, settings):
                          f"use 'bge'")
     out = dict(_DEFAULTS[score])
     for key, value in settings.items():
+        if value is None and key in ("ess", "alpha_mu", "alpha_w"):
+            continue  # None asks for the default, and is no error for a score without it
         if key not in out:
             allowed = ", ".join(out) or "none"
             raise TypeError(f"unknown setting {key!r} for score {score!r} (settings: {allowed})")
