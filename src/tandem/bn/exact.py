@@ -136,7 +136,8 @@ def _edge_posteriors(scores, masks):
     return edges, log_z
 
 
-def exact_edge_posteriors(data=None, *, score="bdeu", ess=1.0, max_parents=3, table=None):
+def exact_edge_posteriors(data=None, *, score="bdeu", ess=1.0, max_parents=3, table=None,
+                          **settings):
     """Posterior probability of every edge, summed exactly over all orders and DAGs.
 
     Parameters
@@ -148,13 +149,16 @@ def exact_edge_posteriors(data=None, *, score="bdeu", ess=1.0, max_parents=3, ta
         Score name for :func:`tandem.bn.score_table` (``"bdeu"``, ``"k2"``,
         ``"bic"``, ``"bge"``).
     ess : float
-        Equivalent sample size of BDeu (and the BGe prior).
+        Equivalent sample size of BDeu (ignored by the other scores).
     max_parents : int
         Largest parent set.
     table : ScoreTable, optional
         A prebuilt table to use instead of ``data`` (``score``, ``ess`` and
         ``max_parents`` are then ignored). Any object with ``scores``,
         ``candidates`` and ``max_parents`` will do.
+    **settings
+        Further settings of the score (BGe's ``alpha_mu`` and ``alpha_w``),
+        passed to :func:`tandem.bn.score_table`.
 
     Returns
     -------
@@ -176,8 +180,10 @@ def exact_edge_posteriors(data=None, *, score="bdeu", ess=1.0, max_parents=3, ta
     if table is None:
         from .table import score_table
 
-        table = score_table(data, score=score, ess=ess, max_parents=max_parents,
-                            progress=False)
+        if score == "bdeu":
+            settings["ess"] = ess
+        table = score_table(data, score=score, max_parents=max_parents, progress=False,
+                            **settings)
     scores = np.ascontiguousarray(np.asarray(table.scores), dtype=np.float64)
     candidates = np.ascontiguousarray(np.asarray(table.candidates), dtype=np.int64)
     if scores.ndim != 2 or candidates.ndim != 2 or candidates.shape[0] != scores.shape[0]:
