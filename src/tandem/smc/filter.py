@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import arrays
 from ..stream import Stream
-from .resampling import check_scheme, resample
+from ._merge import SCHEME_CODES, resample_into, weigh
+from .resampling import check_scheme, resample, uniforms_needed
 
 #: Purposes of the three streams a filter derives from its root.
 PURPOSE_INITIAL = "tandem.smc.initial"
@@ -127,9 +128,12 @@ def bootstrap_filter(root, model, observations, n_particles, *, resampling="syst
     Notes
     -----
     Two particle buffers alternate between propagation and resampling, so
-    the loop allocates no particle arrays; each step allocates a few
-    length-``n`` f64 temporaries for the weights, and the model may allocate
-    its own (the built-in ones do, in their expressions).
+    the loop allocates no particle arrays.  On NumPy arrays the weights,
+    moments and resampling run as compiled passes over two length-``n`` f64
+    scratch arrays (the weights and their cumulative sum), made once per
+    run; on CuPy arrays each step allocates a few length-``n`` temporaries.
+    The model may allocate its own (the built-in ones do, in their
+    expressions).
     """
     streams = FilterStreams.from_root(root)
     n = _count(n_particles, "n_particles")
@@ -146,7 +150,11 @@ def bootstrap_filter(root, model, observations, n_particles, *, resampling="syst
     buffers = (xp.empty(shape), xp.empty(shape))
     means, variances = xp.empty((T,) + shape[1:]), xp.empty((T,) + shape[1:])
     ess, resampled = np.empty(T), np.zeros(T, dtype=bool)
-    log_weights = xp.zeros(n)  # carried from the last resampling
+    compiled = xp is np  # weigh and resample in compiled passes (tandem.smc._merge)
+    if compiled:
+        w, cdf = np.empty(n), np.empty(n)
+        mean_rows, variance_rows = means.reshape(T, -1), variances.reshape(T, -1)
+    log_weights = None  # None: equal weights, after a resampling
     carried_norm = math.log(n)  # log sum exp(log_weights)
     log_likelihood = 0.0
     current = 0
@@ -157,28 +165,44 @@ def bootstrap_filter(root, model, observations, n_particles, *, resampling="syst
             current = 1 - current
             propagation = model.sample_transition(x, t, propagation, buffers[current])
             x = buffers[current]
-        log_weights = log_weights + model.observation_logpdf(x, y[t], t)
-        top = float(log_weights.max())
-        if not math.isfinite(top) or bool(xp.isnan(log_weights).any()):
+        log_density = model.observation_logpdf(x, y[t], t)
+        log_weights = log_density if log_weights is None else log_weights + log_density
+        if compiled:
+            top, total, squares = weigh(log_weights, x.reshape(n, -1), w, cdf, mean_rows[t],
+                                        variance_rows[t])
+        else:
+            top = float(log_weights.max())
+        if not math.isfinite(top) or (not compiled and bool(xp.isnan(log_weights).any())):
             raise ValueError(f"all weights are zero or NaN at step {t} (the observation "
                              f"log-density gave {top})")
-        w = xp.exp(log_weights - top)
-        total = float(w.sum())
-        W = w / total
+        if not compiled:
+            w = xp.exp(log_weights - top)
+            total = float(w.sum())
+            W = w / total
+            squares = float((w * w).sum())
+            Wx = W.reshape((n,) + (1,) * (x.ndim - 1))
+            means[t] = (Wx * x).sum(axis=0)
+            variances[t] = (Wx * (x - means[t]) ** 2).sum(axis=0)
         log_likelihood += top + math.log(total) - carried_norm
-        ess[t] = 1.0 / float((W * W).sum())
-        Wx = W.reshape((n,) + (1,) * (x.ndim - 1))
-        means[t] = (Wx * x).sum(axis=0)
-        variances[t] = (Wx * (x - means[t]) ** 2).sum(axis=0)
+        ess[t] = total * total / squares
         if t < T - 1 and (ess_threshold is None or ess[t] < ess_threshold * n):
-            ancestors, resampling_stream = resample(resampling, W, resampling_stream, device)
             current = 1 - current
-            xp.take(x, ancestors, axis=0, out=buffers[current])
+            if compiled and resampling in SCHEME_CODES:
+                u, resampling_stream = resampling_stream.random(uniforms_needed(resampling, n))
+                if resampling == "multinomial":
+                    u.sort()
+                resample_into(SCHEME_CODES[resampling], cdf, u, x.reshape(n, -1),
+                              buffers[current].reshape(n, -1))
+            else:
+                ancestors, resampling_stream = resample(
+                    resampling, w / total, resampling_stream, device)
+                xp.take(x, ancestors, axis=0, out=buffers[current])
             x = buffers[current]
-            log_weights = xp.zeros(n)
+            log_weights = None
             carried_norm = math.log(n)
             resampled[t] = True
         else:
             carried_norm = top + math.log(total)
+    W = w / total
     return FilterResult(means, variances, float(log_likelihood), ess, resampled, x, W,
                         FilterStreams(initial, propagation, resampling_stream))
