@@ -144,103 +144,182 @@ def bge_constants(n_rows, n_vars, alpha_mu, alpha_w):
     return np.array([float(n_rows), float(n_vars), alpha_mu, alpha_w, t])
 
 
+#: Counts up to this many rows get their lgamma differences cached across families.
+MEMO_COUNTS = 512
+
+
+def memo_alphas(scorer, max_parents):
+    """The Dirichlet parameters that families of at most ``max_parents`` parents use, sorted.
+
+    BDeu: ``ess / q`` and ``(ess / q) / r`` for every product ``q`` of at most
+    ``max_parents`` arities and every arity ``r``, computed as the kernel does;
+    K2: ``1`` and every arity. Empty for the other scores.
+    """
+    _, _, arities, _, params = scorer.args
+    if scorer.score not in ("bdeu", "k2"):
+        return np.zeros(0)
+    distinct = sorted({int(a) for a in arities})
+    if scorer.score == "k2":
+        return np.array(sorted({1.0, *map(float, distinct)}))
+    products = {(0, 1)}
+    for a in arities:  # products of sub-multisets of the arities, by size
+        products |= {(size + 1, p * int(a)) for size, p in products if size < max_parents}
+    ess = float(params[0])
+    values = set()
+    for _, q in products:
+        a_j = ess / q
+        values.add(a_j)
+        values.update(a_j / r for r in distinct)
+    return np.array(sorted(values))
+
+
 def scratch_sizes(scorer, max_parents):
-    """``(cells, configurations, config length, side, memo length)`` of one thread's scratch
-    for families of at most ``max_parents`` parents (an upper bound over all families)."""
+    """``(cells, level rows, level length, side, memo rows, memo length)``: the shapes of one
+    thread's scratch for families of at most ``max_parents`` parents (a bound over all
+    families)."""
     _, columns, arities, _, _ = scorer.args
     if scorer.score == "bge":
-        return 0, 0, max_parents + 1, max_parents + 1, 1
+        return 0, 1, max_parents + 1, max_parents + 1, 0, 0
     top = sorted((int(a) for a in arities), reverse=True)
     q = math.prod(top[:max_parents])
     n_rows = columns.shape[1]
-    return q * top[0], q, n_rows, 0, n_rows + 1
+    n_alphas = len(memo_alphas(scorer, max_parents))
+    return (q * top[0], max_parents + 1, n_rows, 0, n_alphas,
+            min(n_rows, MEMO_COUNTS) + 1 if n_alphas else 0)
 
 
 def scratch(scorer, max_parents):
-    """One thread's scratch ``(counts, totals, config, work, memo)``, zeroed."""
-    cells, q, n_config, side, n_memo = scratch_sizes(scorer, max_parents)
-    return (np.zeros(cells, dtype=np.int32), np.zeros(q, dtype=np.int32),
-            np.zeros(n_config, dtype=np.int64), np.zeros((side, side)),
-            np.zeros((4, n_memo)))
+    """One thread's scratch ``(counts, levels, work, memo)``: zeros, and NaN in ``memo``."""
+    cells, rows, length, side, memo_rows, memo_length = scratch_sizes(scorer, max_parents)
+    return (np.zeros(cells, dtype=np.int32), np.zeros((rows, length), dtype=np.int64),
+            np.zeros((side, side)), np.full((memo_rows, memo_length), np.nan))
 
 
 def scratch_bytes(scorer, max_parents):
     """The bytes of one thread's :func:`scratch`, computed without allocating it."""
-    cells, q, n_config, side, n_memo = scratch_sizes(scorer, max_parents)
-    return 4 * (cells + q) + 8 * (n_config + side * side + 4 * n_memo)
+    cells, rows, length, side, memo_rows, memo_length = scratch_sizes(scorer, max_parents)
+    return 4 * cells + 8 * (rows * length + side * side + memo_rows * memo_length)
 
 
 @njit(cache=True, nogil=True)
-def _memo(memo, row, n, alpha, stamp):
-    """``lgamma(n + alpha) - lgamma(alpha)``, computed once per family and count ``n``.
+def _row(alphas, a):
+    """The index of ``a`` in the sorted ``alphas``, or -1."""
+    lo, hi = 0, alphas.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if alphas[mid] < a:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < alphas.shape[0] and alphas[lo] == a else -1
 
-    ``memo[row]`` holds the values, ``memo[row + 1]`` the family stamp that
-    made each; a stale stamp means recompute. The value is the same either way.
+
+@njit(cache=True, nogil=True)
+def _lgamma_ratio(memo, row, n, alpha):
+    """``lgamma(n + alpha) - lgamma(alpha)``, cached in ``memo[row, n]`` (NaN: not yet).
+
+    The value is the same whether it comes from the cache or not.
     """
-    if memo[row + 1, n] != stamp:
-        memo[row, n] = math.lgamma(n + alpha) - math.lgamma(alpha)
-        memo[row + 1, n] = stamp
-    return memo[row, n]
+    if row < 0 or n >= memo.shape[1]:
+        return math.lgamma(n + alpha) - math.lgamma(alpha)
+    v = memo[row, n]
+    if math.isnan(v):
+        v = math.lgamma(n + alpha) - math.lgamma(alpha)
+        memo[row, n] = v
+    return v
 
 
 @njit(cache=True, nogil=True)
-def _discrete(score_id, columns, arities, params, child, parents, n_parents, counts, totals,
-              config, memo):
-    r = arities[child]
-    n_rows = columns.shape[1]
-    q = 1
-    for j in range(n_parents):
-        q *= arities[parents[j]]
-    for t in range(n_rows):
-        config[t] = 0
-    for j in range(n_parents):
+def config_level(columns, arities, parents, j, n_parents, levels):
+    """Row ``j`` of the parent configurations: the mixed-radix number of parents ``j ..
+    n_parents - 1``, parent ``j`` the least significant digit.
+
+    ``levels[j] = levels[j + 1] * arity(parents[j]) + column(parents[j])``, so
+    ``levels[0]`` is the configuration of every row, and a caller that changes
+    only the first parents recomputes only the first rows.
+    """
+    column = columns[parents[j]]
+    out = levels[j]
+    if j == n_parents - 1:
+        for t in range(out.shape[0]):
+            out[t] = column[t]
+    else:
         a = arities[parents[j]]
-        column = columns[parents[j]]
-        for t in range(n_rows):
-            config[t] = config[t] * a + column[t]
-    x = columns[child]
-    for t in range(n_rows):
-        c = config[t]
-        counts[c * r + x[t]] += 1
-        totals[c] += 1
-    stamp = memo[1, 0] + 1.0
-    memo[1, 0] = stamp
-    # Visit each observed configuration once (in order of first appearance),
-    # and leave the scratch zeroed for the next family.
+        up = levels[j + 1]
+        for t in range(out.shape[0]):
+            out[t] = up[t] * a + column[t]
+
+
+@njit(cache=True, nogil=True)
+def _term(score_id, counts, base, r, a_j, a_jk, memo, row_j, row_jk):
+    """The score of one parent configuration (cells ``base .. base + r - 1``),
+    zero if it is unobserved; zeroes its cells."""
+    n_j = 0
+    for k in range(r):
+        n_j += counts[base + k]
+    if n_j == 0:
+        return 0.0
     s = 0.0
     if score_id == 2:
-        for t in range(n_rows):
-            c = config[t]
-            n_j = totals[c]
-            if n_j == 0:
-                continue
-            log_n_j = math.log(n_j)
-            for k in range(r):
-                n_jk = counts[c * r + k]
-                if n_jk > 0:
-                    s += n_jk * (math.log(n_jk) - log_n_j)
-                    counts[c * r + k] = 0
-            totals[c] = 0
-        return s - 0.5 * params[1] * q * (r - 1)
+        log_n_j = math.log(n_j)
+        for k in range(r):
+            n_jk = counts[base + k]
+            if n_jk > 0:
+                s += n_jk * (math.log(n_jk) - log_n_j)
+                counts[base + k] = 0
+        return s
+    s -= _lgamma_ratio(memo, row_j, n_j, a_j)
+    for k in range(r):
+        n_jk = counts[base + k]
+        if n_jk > 0:
+            s += _lgamma_ratio(memo, row_jk, n_jk, a_jk)
+            counts[base + k] = 0
+    return s
+
+
+@njit(cache=True, nogil=True)
+def score_configs(score_id, columns, arities, params, child, q, config, counts, memo, alphas):
+    """The discrete score of ``child`` given parents whose configuration in each row is
+    ``config`` (``q`` configurations). ``counts`` is zero on entry and on return;
+    ``memo`` caches lgamma differences for the parameters in ``alphas``."""
+    r = arities[child]
+    x = columns[child]
+    n_rows = x.shape[0]
+    for t in range(n_rows):
+        counts[config[t] * r + x[t]] += 1
     if score_id == 0:
         a_j = params[0] / q
         a_jk = a_j / r
     else:
         a_j = float(r)
         a_jk = 1.0
-    for t in range(n_rows):
-        c = config[t]
-        n_j = totals[c]
-        if n_j == 0:
-            continue
-        s -= _memo(memo, 2, n_j, a_j, stamp)
-        for k in range(r):
-            n_jk = counts[c * r + k]
-            if n_jk > 0:
-                s += _memo(memo, 0, n_jk, a_jk, stamp)
-                counts[c * r + k] = 0
-        totals[c] = 0
+    row_j = _row(alphas, a_j)
+    row_jk = _row(alphas, a_jk)
+    s = 0.0
+    if q * r <= n_rows:
+        for c in range(q):
+            s += _term(score_id, counts, c * r, r, a_j, a_jk, memo, row_j, row_jk)
+    else:
+        # Few rows for many cells: visit the observed configurations only,
+        # in order of first appearance (a visited one reads as unobserved).
+        for t in range(n_rows):
+            s += _term(score_id, counts, config[t] * r, r, a_j, a_jk, memo, row_j, row_jk)
+    if score_id == 2:
+        s -= 0.5 * params[1] * q * (r - 1)
     return s
+
+
+@njit(cache=True, nogil=True)
+def _discrete(score_id, columns, arities, params, child, parents, n_parents, counts, levels,
+              memo, alphas):
+    q = 1
+    for j in range(n_parents - 1, -1, -1):
+        config_level(columns, arities, parents, j, n_parents, levels)
+        q *= arities[parents[j]]
+    # the last row of levels is never written: the configuration of no parents
+    config = levels[0] if n_parents > 0 else levels[levels.shape[0] - 1]
+    return score_configs(score_id, columns, arities, params, child, q, config, counts, memo,
+                         alphas)
 
 
 @njit(cache=True, nogil=True)
@@ -285,17 +364,17 @@ def _bge(r, params, child, parents, n_parents, family, work):
 
 @njit(cache=True, nogil=True)
 def family_score(score_id, columns, arities, r, params, child, parents, n_parents, counts,
-                 totals, config, work, memo):
+                 levels, work, memo, alphas):
     """The local score of ``child`` given ``parents[:n_parents]`` (see the module docstring).
 
-    ``counts``, ``totals``, ``config``, ``work`` and ``memo`` are one
-    thread's scratch (:func:`scratch`); ``counts`` and ``totals`` are zero on
-    entry and left zero on return.
+    ``counts``, ``levels``, ``work`` and ``memo`` are one thread's scratch
+    (:func:`scratch`), ``alphas`` is :func:`memo_alphas`; ``counts`` is zero
+    on entry and left zero on return.
     """
     if score_id == 3:
-        return _bge(r, params, child, parents, n_parents, config, work)
+        return _bge(r, params, child, parents, n_parents, levels[0], work)
     return _discrete(score_id, columns, arities, params, child, parents, n_parents, counts,
-                     totals, config, memo)
+                     levels, memo, alphas)
 
 
 def _node(data, node, what):
@@ -335,15 +414,14 @@ def local_score(data, node, parents=(), score="bdeu", **settings):
     if len(set(ps)) != len(ps):
         raise ValueError("parents has a repeated column")
     ps = np.array(sorted(ps), dtype=np.int64)
-    counts, totals, config, work, memo = scratch(s, len(ps))
+    counts, levels, work, memo = scratch(s, len(ps))
     if s.score != "bge":
         # only this family's cells, not the largest family's
         arities = s.args[2]
         q = math.prod(int(a) for a in arities[ps])
         counts = np.zeros(q * int(arities[i]), dtype=np.int32)
-        totals = np.zeros(q, dtype=np.int32)
-    return float(family_score(*s.args, np.int64(i), ps, np.int64(len(ps)), counts, totals,
-                              config, work, memo))
+    return float(family_score(*s.args, np.int64(i), ps, np.int64(len(ps)), counts, levels,
+                              work, memo, memo_alphas(s, len(ps))))
 
 
 __all__ = [

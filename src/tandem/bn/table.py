@@ -26,7 +26,15 @@ from numba import njit, prange
 
 from .. import _progress
 from . import combinations
-from .scores import Scorer, family_score, scratch_bytes, scratch_sizes
+from .scores import (
+    Scorer,
+    config_level,
+    family_score,
+    memo_alphas,
+    score_configs,
+    scratch_bytes,
+    scratch_sizes,
+)
 
 #: Fraction of the available memory that a table may take by default.
 MEMORY_FRACTION = 0.5
@@ -168,7 +176,11 @@ def _gib(n):
 
 @njit(cache=True, nogil=True)
 def _next_subset(positions, size, m):
-    """Advance ``positions[:size]`` to the next subset in rank order; return the new size."""
+    """Advance ``positions[:size]`` to the subset of the next rank.
+
+    Returns ``(new size, j)``: positions ``j + 1 ..`` are unchanged, or ``j =
+    new size`` when the size grew (all changed).
+    """
     j = 0
     while j < size - 1 and positions[j] + 1 == positions[j + 1]:
         j += 1
@@ -176,51 +188,75 @@ def _next_subset(positions, size, m):
         # the last subset of this size: go to the first of the next size
         for i in range(size + 1):
             positions[i] = i
-        return size + 1
+        return size + 1, size + 1
     positions[j] += 1
     for i in range(j):
         positions[i] = i
-    return size
+    return size, j
 
 
 @njit(parallel=True, cache=True)
 def _fill(score_id, columns, arities, r, params, candidates, k, sets, start, stop, out,
-          n_cells, n_q, n_config, side, n_memo, n_blocks):
+          n_cells, n_levels, n_length, side, memos, alphas):
     m = candidates.shape[1]
     total = stop - start
+    n_blocks = memos.shape[0]
     for b in prange(n_blocks):
         lo = start + total * b // n_blocks
         hi = start + total * (b + 1) // n_blocks
         if lo >= hi:
             continue
         counts = np.zeros(n_cells, dtype=np.int32)
-        totals = np.zeros(n_q, dtype=np.int32)
-        config = np.zeros(n_config, dtype=np.int64)
+        levels = np.zeros((n_levels, n_length), dtype=np.int64)
         work = np.zeros((side, side))
-        memo = np.zeros((4, n_memo))
+        memo = memos[b]  # kept from chunk to chunk: block b runs on one thread at a time
         positions = np.zeros(k + 1, dtype=np.int64)
-        parents = np.empty(max(k, 1), dtype=np.int64)
+        parents = np.zeros(k + 1, dtype=np.int64)
         node = lo // sets
         size = combinations.unrank_into(lo - node * sets, m, k, positions)
+        changed = size  # levels 0 .. changed - 1 are stale (all of them here)
         for item in range(lo, hi):
             rank = item - node * sets
             if rank == sets:  # the next node starts at the empty set
                 node += 1
-                rank = 0
                 size = 0
+                changed = 0
             elif item > lo:
-                size = _next_subset(positions, size, m)
+                size, j = _next_subset(positions, size, m)
+                changed = max(changed, min(j + 1, size))
             padded = False
+            q = 1
             for j in range(size):
                 p = candidates[node, positions[j]]
                 if p < 0:
                     padded = True
-                parents[j] = p
+                else:
+                    parents[j] = p
+                    q *= arities[p]
             if padded:
                 out[item] = -np.inf
-            else:
+                changed = size
+                continue
+            if score_id == 3:
                 out[item] = family_score(score_id, columns, arities, r, params, node, parents,
-                                         size, counts, totals, config, work, memo)
+                                         size, counts, levels, work, memo, alphas)
+                continue
+            # The parents past the first `changed` are those of the previous set:
+            # their rows of `levels` still hold, recompute only the others.
+            for j in range(changed - 1, -1, -1):
+                config_level(columns, arities, parents, j, size, levels)
+            changed = 0
+            config = levels[0] if size > 0 else levels[n_levels - 1]
+            out[item] = score_configs(score_id, columns, arities, params, node, q, config,
+                                      counts, memo, alphas)
+
+
+def _scratch_args(s, k, n_blocks):
+    """The scratch shapes that ``_fill`` allocates per block, each block's lgamma cache and
+    the parameters it caches."""
+    cells, rows, length, side, memo_rows, memo_length = scratch_sizes(s, k)
+    memos = np.full((n_blocks, memo_rows, memo_length), np.nan)
+    return cells, rows, length, side, memos, memo_alphas(s, k)
 
 
 def pairwise_gains(data, *, score="bdeu", **settings):
@@ -240,7 +276,7 @@ def _pair_gains(s, data):
     sets = int(combinations.n_sets(m, 1))
     flat = np.empty(n * sets)
     _fill(*s.args, cand, np.int64(1), np.int64(sets), np.int64(0), np.int64(flat.size), flat,
-          *scratch_sizes(s, 1), _blocks())
+          *_scratch_args(s, 1, _blocks()))
     scores = flat.reshape(n, sets)
     gains = np.zeros((n, n))
     for i in range(n):
@@ -368,13 +404,13 @@ def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_li
     sets = int(combinations.n_sets(m, k))
     flat = np.empty(n * sets, dtype=np.float64)
     total = flat.size
-    sizes = scratch_sizes(s, min(k, m))
+    scratch = _scratch_args(s, min(k, m), n_blocks)
     chunk = max(1 << 14, -(-total // 100))
     with _progress.bar(total, f"score table ({s.score}, k={k})", progress) as bar:
         for start in range(0, total, chunk):
             stop = min(start + chunk, total)
             _fill(*s.args, cand, np.int64(k), np.int64(sets), np.int64(start), np.int64(stop),
-                  flat, *sizes, n_blocks)
+                  flat, *scratch)
             bar.update(stop - start)
     scores = flat.reshape(n, sets)
     scores.flags.writeable = False
