@@ -12,6 +12,9 @@
 * :func:`order_mcmc`: Friedman and Koller's order MCMC on split streams.
 * :func:`exact_edge_posteriors`: Koivisto and Sood's dynamic program, the
   reference for small networks.
+* :mod:`tandem.bn.diagnostics` (R-hat, SHD, AUROC, figures) and
+  :mod:`tandem.bn.report` (the pipeline and report folder of
+  ``tandem bn learn``).
 """
 
 # name -> submodule; imported on first use, so ``import tandem.bn`` stays light.
@@ -34,7 +37,15 @@ _EXPORTS = {
 }
 
 
+_SUBMODULES = ("combinations", "data", "diagnostics", "exact", "mcmc", "network", "report",
+               "scores", "table")
+
+
 def __getattr__(name):
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     if name in _EXPORTS:
         import importlib
 

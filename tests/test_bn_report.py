@@ -1,0 +1,88 @@
+"""``tandem bn learn`` and its report folder (tandem.bn.report)."""
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+
+import tandem
+from tandem import bn, cli
+
+SMALL = ["--iterations", "400", "--chains", "2", "--max-parents", "2"]
+
+
+def run(argv):
+    """``tandem bn learn ARGV``: (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(["bn", "learn", *argv], out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def read_edges(folder):
+    with open(folder / "edges.csv", newline="") as f:
+        return list(csv.reader(f))
+
+
+def test_network_report(tmp_path):
+    folder = tmp_path / "cancer"
+    code, out, err = run(["--network", "cancer", "--samples", "300", "--out", str(folder), *SMALL])
+    assert code == 0, err
+    rows = read_edges(folder)
+    assert rows[0] == ["parent", "child", "probability"]
+    names = bn.load_network("cancer").names
+    pairs = {(p, c) for p, c, _ in rows[1:]}
+    assert pairs == {(p, c) for p in names for c in names if p != c}
+    assert all(0.0 <= float(q) <= 1.0 for _, _, q in rows[1:])
+    record = json.loads((folder / "run.json").read_text())
+    assert record["data"]["rows"] == 300 and record["settings"]["chains"] == 2
+    assert sorted(record["best_order"]) == sorted(names)
+    assert 0.0 <= record["against_true_graph"]["auroc_directed"] <= 1.0
+    assert record["figures"] == ["traces.png", "edges.png", "chains.png"]
+    for name in record["figures"]:
+        assert (folder / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "edge AUROC" in out
+
+
+def test_same_seed_same_report_and_csv_input(tmp_path):
+    network = bn.load_network("earthquake")
+    data = network.sample(200, tandem.Philox(3))
+    path = tmp_path / "quake.csv"
+    data.to_dataframe().to_csv(path, index=False)
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder in (first, second):
+        code, _, err = run([str(path), "--out", str(folder), "--seed", "5", *SMALL])
+        assert code == 0, err
+    assert read_edges(first) == read_edges(second)
+    read_back = bn.Dataset.from_csv(path)
+    assert json.loads((first / "run.json").read_text())["data"]["fingerprint"] == \
+        read_back.fingerprint
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--network", "cancer", "data.csv"], "not both"),
+    ([], "not neither"),
+    (["--network", "no-such-network"], "no-such-network"),
+    (["missing.csv"], "column 'b'"),
+    (["strings.csv", "--score", "bge"], "column 'a'"),
+])
+def test_bad_input_names_the_problem_and_writes_nothing(tmp_path, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "missing.csv").write_text("a,b\n1,2\n2,\n1,1\n")
+    (tmp_path / "strings.csv").write_text("a,b\nx,1\ny,2\nx,1\n")
+    code, _, err = run([*argv, "--out", str(tmp_path / "report"), *SMALL])
+    assert code == 2
+    assert err.startswith("tandem bn learn: error:") and message in err
+    assert not (tmp_path / "report").exists()
+    assert not list(tmp_path.glob(".tandem-report-*"))
+
+
+def test_write_report_refuses_a_file(tmp_path):
+    data = bn.load_network("cancer").sample(100, tandem.Philox(1))
+    learned = bn.report.learn(data, max_parents=1, chains=1, iterations=50, progress=False)
+    target = tmp_path / "file"
+    target.write_text("")
+    with pytest.raises(ValueError, match="folder"):
+        bn.report.write_report(learned, target)
+    assert np.isfinite(learned.summary()["best_dag_score"])
