@@ -61,6 +61,17 @@ def test_other_scores_and_k(sachs, score):
     np.testing.assert_array_equal(zero.scores[:, 0], table.scores[:, 0])
 
 
+@pytest.mark.parametrize("score", ["bdeu", "k2", "bic"])
+def test_few_rows_many_cells(score):
+    # 30 rows and up to 3**4 = 81 cells per family: the kernels then visit the
+    # observed configurations row by row instead of cell by cell.
+    data = load_network("sachs").sample(30, tandem.Philox(12))
+    table = score_table(data, score=score, max_parents=3, progress=False)
+    for i in range(11):
+        for r in range(table.n_sets):
+            assert table.scores[i, r] == local_score(data, i, table.parent_set(i, r), score)
+
+
 def test_bge_table():
     x = np.random.default_rng(6).normal(size=(50, 6))
     x[:, 1] += x[:, 0]

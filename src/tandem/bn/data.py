@@ -92,7 +92,8 @@ class Dataset:
         The rows that ``dropna=True`` removed (0 otherwise).
     """
 
-    __slots__ = ("_fingerprint", "arities", "kind", "n_dropped", "names", "states", "values")
+    __slots__ = ("_columns", "_fingerprint", "arities", "kind", "n_dropped", "names", "states",
+                 "values")
 
     def __init__(self, values, names, arities=None, states=None, *, n_dropped=0):
         # Trusted constructor: the public classmethods check everything first.
@@ -103,6 +104,7 @@ class Dataset:
         self.states = None if states is None else tuple(tuple(s) for s in states)
         self.n_dropped = int(n_dropped)
         self._fingerprint = None
+        self._columns = None
 
     # -- shape and lookup -----------------------------------------------------
     @property
@@ -158,6 +160,21 @@ class Dataset:
                      .tobytes())
             self._fingerprint = h.hexdigest()
         return self._fingerprint
+
+    def columns(self):
+        """The values column by column: a read-only C-contiguous ``(n_vars, n_rows)`` copy,
+        made once (what the score kernels read)."""
+        if self._columns is None:
+            self._columns = _readonly(np.ascontiguousarray(self.values.T))
+        return self._columns
+
+    def __getstate__(self):
+        return {name: getattr(self, name) for name in self.__slots__ if name != "_columns"}
+
+    def __setstate__(self, state):
+        for name, value in state.items():
+            setattr(self, name, value)
+        self._columns = None
 
     def __eq__(self, other):
         if not isinstance(other, Dataset):
@@ -517,11 +534,6 @@ def _build(columns, missing, names, where, kind, dropna):
     for j, c in enumerate(codes):
         values[:, j] = c
     return Dataset(values, names, arities, states, n_dropped=n_dropped)
-
-
-def column_arrays(data):
-    """The data column by column, C-contiguous ``(n_vars, n_rows)``: what the kernels read."""
-    return np.ascontiguousarray(data.values.T)
 
 
 __all__ = ["KINDS", "MISSING_TOKENS", "Dataset"]

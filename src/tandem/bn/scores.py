@@ -100,7 +100,7 @@ class Scorer:
         self.score, self.settings = check_score(data, score, settings)
         self.n_rows, self.n_vars = data.shape
         if data.kind == "discrete":
-            columns = np.ascontiguousarray(data.values.T)
+            columns = data.columns()
             arities = np.array(data.arities, dtype=np.int64)
             r = np.zeros((1, 1))
             log_n = math.log(data.n_rows)

@@ -32,7 +32,6 @@ from .scores import (
     family_score,
     memo_alphas,
     score_configs,
-    scratch_bytes,
     scratch_sizes,
 )
 
@@ -159,7 +158,11 @@ def _estimate(s, data, k, m, n_blocks):
     sets = combinations.n_sets(m, k)
     table = 8 * data.n_vars * sets
     side = 4 * data.n_vars * m + data.values.nbytes
-    return table + side + n_blocks * (scratch_bytes(s, min(k, m)) + 16 * (k + 1))
+    # Each running block allocates its scratch, each block keeps its lgamma cache.
+    cells, rows, length, width, memo_rows, memo_length = scratch_sizes(s, min(k, m))
+    running = 4 * cells + 8 * (rows * length + width * width) + 16 * (k + 1)
+    memo = 8 * memo_rows * memo_length
+    return table + side + numba.get_num_threads() * running + n_blocks * memo
 
 
 def _check_k(max_parents):
