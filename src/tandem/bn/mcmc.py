@@ -42,9 +42,8 @@ import numba
 import numpy as np
 
 from .. import _progress, core
-from ..core.addressing import block_at, pair_at
 from ..core.fmath import exp64, log64
-from ..core.uniform import uniform64
+from ..distributions import random_at
 from ..stream import Stream
 from . import combinations
 
@@ -82,6 +81,7 @@ U64 = np.uint64
 # node falls back to a scan of its sets best first, in its own scale.
 
 _TINY = 1e-290
+_ULP = 2.0**-53
 _CACHE_BITS = 15  # cache slots per chain: 2**15
 
 
@@ -323,18 +323,14 @@ def _total(node_scores):
     return t
 
 
-@numba.njit(cache=True)
-def _initial_orders(generator, k0, k1, k2, k3, first_chain, orders):
-    """Fisher–Yates per chain: position i swaps with floor(u_i (i + 1)), i = n-1 .. 1."""
-    chains, n = orders.shape
-    for c in range(chains):
-        lane = U64(first_chain + c)
-        for p in range(n):
-            orders[c, p] = p
-        for i in range(n - 1, 0, -1):
-            lo, hi = pair_at(generator, k0, k1, k2, k3, lane, U64(2 * i))
-            j = min(np.int64(uniform64(lo, hi, 0) * (i + 1)), i)
-            orders[c, i], orders[c, j] = orders[c, j], orders[c, i]
+def _initial_order(stream, n):
+    """Fisher–Yates: position i swaps with floor(u_i (i + 1)), i = n-1 .. 1, u_i draw i."""
+    u, _ = stream.random(n)
+    order = np.arange(n, dtype=np.int64)
+    for i in range(n - 1, 0, -1):
+        j = min(int(u[i] * (i + 1)), i)
+        order[i], order[j] = order[j], order[i]
+    return order
 
 
 @numba.njit(cache=True)
@@ -347,9 +343,12 @@ def _add_parents(r, v, kt, edge_counts):
 
 
 @numba.njit(cache=True)
-def _sample_dags(t, lane64, dags, generator, dkey, pos, kt, flags, members, words, idx,
-                 idx_buf, w_buf, acc, edge_counts, edge_given_order):
-    """DAGs given the order at iteration t, and P(edge | order) for every edge."""
+def _sample_dags(uniforms, dags, pos, kt, flags, members, words, idx, idx_buf, w_buf, acc,
+                 edge_counts, edge_given_order):
+    """DAGs given the order, and P(edge | order) for every edge.
+
+    DAG d takes ``uniforms[d * n + v]`` for node v.
+    """
     n = pos.shape[0]
     m = kt.candidates.shape[1]
     k = kt.subsets.shape[1]
@@ -374,10 +373,7 @@ def _sample_dags(t, lane64, dags, generator, dkey, pos, kt, flags, members, word
             if acc[p] > 0.0:
                 edge_given_order[kt.candidates[v, p], v] += acc[p] / total
         for d in range(dags):
-            g = (t * dags + d) * n + v
-            ulo, uhi = pair_at(generator, dkey[0], dkey[1], dkey[2], dkey[3], lane64,
-                               U64(2 * g))
-            target = uniform64(ulo, uhi, 0) * total
+            target = uniforms[d * n + v] * total
             if blocks:
                 r = np.int64(_blocks(1, kt.weights[v], kt.offsets, kt.binom, flags, members,
                                      count, k, idx, target, acc))
@@ -394,7 +390,7 @@ def _sample_dags(t, lane64, dags, generator, dkey, pos, kt, flags, members, word
 
 
 @numba.njit(cache=True)
-def _chain(lane, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey, kt,
+def _chain(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
            order, best_score, best_order, trace, proposed, accepted,
            edge_counts, edge_given_order, n_kept):
     n = order.shape[0]
@@ -414,17 +410,15 @@ def _chain(lane, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey, kt,
     saved_scores = np.empty(n, dtype=np.float64)
     cache_keys = np.zeros((1 << _CACHE_BITS, 1 + words.shape[0]), dtype=np.uint64)
     cache_values = np.empty(1 << _CACHE_BITS, dtype=np.float64)
-    lane64 = U64(lane)
+    kept = 0
     for t in range(t0, t1):
-        b = U64(2 * t)  # four 64-bit draws: blocks 2t and 2t + 1
-        x0, x1, x2, x3 = block_at(generator, mkey[0], mkey[1], mkey[2], mkey[3], lane64, b)
-        y0, y1, y2, y3 = block_at(generator, mkey[0], mkey[1], mkey[2], mkey[3], lane64,
-                                  b + U64(1))
         if n >= 2:
-            u_kind = uniform64(x0, x1, 0)
-            u_i = uniform64(x2, x3, 0)
-            u_j = uniform64(y0, y1, 0)
-            u_accept = uniform64(y2, y3, 1)  # (0, 1]: its log is finite
+            first = 4 * (t - t0)
+            u_kind = move_uniforms[first]
+            u_i = move_uniforms[first + 1]
+            u_j = move_uniforms[first + 2]
+            # in (0, 1], so that its log is finite: exact, as u is a multiple of 2**-53
+            u_accept = move_uniforms[first + 3] + _ULP
             kind = 2
             if u_kind < cum[0]:
                 kind = 0
@@ -478,16 +472,18 @@ def _chain(lane, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey, kt,
             best_order[:] = order
         if t >= burn_in and (t - burn_in) % thin == 0:
             n_kept[0] += 1
-            _sample_dags(t, lane64, dags, generator, dkey, pos, kt, flags, members, words, idx,
-                         idx_buf, w_buf, acc, edge_counts, edge_given_order)
+            _sample_dags(dag_uniforms[kept * dags * n:(kept + 1) * dags * n], dags, pos, kt,
+                         flags, members, words, idx, idx_buf, w_buf, acc, edge_counts,
+                         edge_given_order)
+            kept += 1
 
 
 @numba.njit(parallel=True, cache=True)
-def _advance(t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey, kt,
+def _advance(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
              orders, best_score, best_order, trace, proposed, accepted,
              edge_counts, edge_given_order, n_kept):
     for c in numba.prange(orders.shape[0]):
-        _chain(c, t0, t1, burn_in, thin, dags, cum, generator, mkey, dkey, kt,
+        _chain(t0, t1, burn_in, thin, dags, cum, move_uniforms[c], dag_uniforms[c], kt,
                orders[c], best_score[c:c + 1], best_order[c], trace[c], proposed[c],
                accepted[c], edge_counts[c], edge_given_order[c], n_kept[c:c + 1])
 
@@ -800,11 +796,6 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
     streams = OrderMCMCStreams(initial=root.sub(PURPOSE_INITIAL), moves=root.sub(PURPOSE_MOVES),
                                dags=root.sub(PURPOSE_DAGS))
 
-    def key_of(stream):
-        words = stream.split(0).key
-        return np.array(list(words) + [0] * (4 - len(words)), dtype=np.uint64)
-
-    generator = U64(root.generator)
     if resume is not None:
         state = _load(resume, settings, fingerprint, burn_in_given)
         burn_in = settings["burn_in"]
@@ -820,8 +811,8 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         state["trace"] = trace
     else:
         done = 0
-        orders = np.empty((chains, n), dtype=np.int64)
-        _initial_orders(generator, *key_of(streams["initial"]), 0, orders)
+        orders = np.array([_initial_order(streams["initial"].split(c), n)
+                           for c in range(chains)]).reshape(chains, n)
         best_score = np.empty(chains)
         for c in range(chains):
             node_scores = np.empty(n)
@@ -838,7 +829,22 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         }
 
     cum = np.cumsum(probabilities)
-    mkey, dkey = key_of(streams["moves"]), key_of(streams["dags"])
+    move_streams = [streams["moves"].split(c) for c in range(chains)]
+    dag_streams = [streams["dags"].split(c) for c in range(chains)]
+
+    def draws(t0, t1):
+        # iteration t: draws 4t .. 4t + 3 of the moves lane (64-bit draw i is at
+        # word 2i); the DAGs of a kept t: draws (t * dags + d) * n + v of the dags lane
+        moves_u = np.array([s.at(2 * 4 * t0).random(4 * (t1 - t0))[0] for s in move_streams])
+        first = burn_in + max(0, -(-(t0 - burn_in) // thin)) * thin
+        kept = np.arange(first, t1, thin, dtype=np.uint64)
+        index = ((kept[:, None] * dags_per_order + np.arange(dags_per_order, dtype=np.uint64))
+                 [:, :, None] * n + np.arange(n, dtype=np.uint64)).ravel()
+        if index.size:
+            dags_u = np.array([random_at(s, index) for s in dag_streams])
+        else:
+            dags_u = np.zeros((chains, 0))
+        return moves_u.reshape(chains, -1), dags_u.reshape(chains, -1)
 
     def write(t):
         if checkpoint is not None:
@@ -852,14 +858,15 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         while t < iterations:
             t1 = min(iterations, t + chunk)
             start = time.monotonic()
-            _advance(t, t1, burn_in, thin, dags_per_order, cum, generator, mkey, dkey,
-                     prepared.kernel, state["orders"], state["best_score"], state["best_order"], state["trace"],
+            moves_u, dags_u = draws(t, t1)
+            _advance(t, t1, burn_in, thin, dags_per_order, cum, moves_u, dags_u, prepared.kernel,
+                     state["orders"], state["best_score"], state["best_order"], state["trace"],
                      state["proposed"], state["accepted"], state["edge_counts"],
                      state["edge_given_order"], state["n_kept"])
             bar.update(t1 - t)
             elapsed = time.monotonic() - start
             # aim at chunks of about half a second: the bar moves, the overhead stays small
-            chunk = int(min(max(chunk * 0.5 / max(elapsed, 1e-6), 16), chunk * 4, 1 << 20))
+            chunk = int(min(max(chunk * 0.5 / max(elapsed, 1e-6), 16), chunk * 4, 1 << 16))
             t = t1
             if checkpoint is not None and time.monotonic() - last_write > 30.0:
                 write(t)
