@@ -192,6 +192,44 @@ def _blocks(mode, row, offsets, binom, flags, members, count, k, idx, target, ac
 
 
 @numba.njit(cache=True)
+def _block_sum(row, offsets, binom, flags, members, count, k, idx):
+    """``_blocks`` in mode 0, with sizes 1 to 3 as plain loops: the same sum, bit for bit."""
+    m = flags.shape[0]
+    total = row[0]
+    if k >= 1:
+        total += _dot(row, offsets[1], flags, m)
+    if k >= 2:
+        for ci in range(count):
+            c = members[ci]
+            if c > 0:
+                total += _dot(row, offsets[2] + binom[c, 2], flags, c)
+    if k >= 3:
+        for ci in range(count):
+            c = members[ci]
+            upper = offsets[3] + binom[c, 3]
+            for bi in range(ci):
+                b = members[bi]
+                if b > 0:
+                    total += _dot(row, upper + binom[b, 2], flags, b)
+    for s in range(4, k + 1):
+        u = s - 1
+        if u > count:
+            break
+        for j in range(u):
+            idx[j] = j
+        while True:
+            lowest = members[idx[0]]
+            base = offsets[s]
+            for j in range(u):
+                base += binom[members[idx[j]], j + 2]
+            if lowest > 0:
+                total += _dot(row, base, flags, lowest)
+            if not _next_upper(idx, u, count):
+                break
+    return total
+
+
+@numba.njit(cache=True)
 def _scan(v, words, masks, sorted_scores, n_finite, record, idx_out, w_out):
     """The fallback: log-sum-exp of ``v``'s allowed sets, scanned best first.
 
@@ -258,8 +296,8 @@ class _Kernel(NamedTuple):
 @numba.njit(cache=True)
 def _node_score(v, pos, kt, flags, members, words, idx, idx_buf, w_buf):
     count = _allowed(v, pos, kt.candidates, flags, members, words)
-    total = _blocks(0, kt.weights[v], kt.offsets, kt.binom, flags, members, count,
-                    kt.subsets.shape[1], idx, 0.0, flags)
+    total = _block_sum(kt.weights[v], kt.offsets, kt.binom, flags, members, count,
+                       kt.subsets.shape[1], idx)
     if total >= _TINY:
         return kt.top[v] + log64(total)
     return _scan(v, words, kt.masks, kt.sorted_scores, kt.n_finite, False, idx_buf, w_buf)[0]
