@@ -414,14 +414,19 @@ def local_score(data, node, parents=(), score="bdeu", **settings):
     if len(set(ps)) != len(ps):
         raise ValueError("parents has a repeated column")
     ps = np.array(sorted(ps), dtype=np.int64)
-    counts, levels, work, memo = scratch(s, len(ps))
-    if s.score != "bge":
-        # only this family's cells, not the largest family's
-        arities = s.args[2]
+    n_rows = s.args[1].shape[1]
+    side = len(ps) + 1
+    arities = s.args[2]
+    if s.score == "bge":
+        counts, levels, work = np.zeros(0, np.int32), np.zeros((1, side), np.int64), np.zeros(
+            (side, side))
+    else:
+        # this family's cells only; no lgamma cache (a cached value equals a fresh one)
         q = math.prod(int(a) for a in arities[ps])
         counts = np.zeros(q * int(arities[i]), dtype=np.int32)
+        levels, work = np.zeros((side, n_rows), np.int64), np.zeros((0, 0))
     return float(family_score(*s.args, np.int64(i), ps, np.int64(len(ps)), counts, levels,
-                              work, memo, memo_alphas(s, len(ps))))
+                              work, np.zeros((0, 0)), np.zeros(0)))
 
 
 __all__ = [
