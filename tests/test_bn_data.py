@@ -140,6 +140,19 @@ def test_from_dataframe_kind():
         Dataset.from_dataframe(pd.DataFrame({"a": []}))
 
 
+def test_from_dataframe_nullable_dtypes():
+    df = pd.DataFrame({"i": pd.array([1, 2, None, 2], dtype="Int64"),
+                       "b": pd.array([True, False, True, None], dtype="boolean"),
+                       "c": pd.Categorical(["x", "y", "y", None])})
+    with pytest.raises(ValueError, match="column 'i' has a missing value at row 2"):
+        Dataset.from_dataframe(df)
+    d = Dataset.from_dataframe(df.iloc[:2])
+    assert d.states == ((1, 2), (False, True), ("x", "y"))
+    assert d.values.tolist() == [[0, 1, 0], [1, 0, 1]]
+    g = pd.DataFrame({"u": pd.array([0.5, 1.5, None], dtype="Float64"), "v": [1.25, 2.0, 3.0]})
+    assert Dataset.from_dataframe(g, dropna=True).kind == "gaussian"
+
+
 def test_from_dataframe_constant_column_warns():
     with pytest.warns(UserWarning, match="column 'k' is constant"):
         d = Dataset.from_dataframe(pd.DataFrame({"k": ["same"] * 3, "x": [0, 1, 0]}))

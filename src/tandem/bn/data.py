@@ -464,13 +464,18 @@ def _build(columns, missing, names, where, kind, dropna):
                 elif f != fam:
                     raise TypeError(f"column {names[j]!r} mixes types: {type(values[first]).__name__}"
                                     f" at {where(first)}, {type(values[i]).__name__} at {where(i)}")
+            if fam == "number":  # ints, or reals (some of them whole, perhaps)
+                present = [values[i] for i in (rows if rows is not None else range(n_rows))
+                           if not missing[j][i]]
+                whole = all(isinstance(v, numbers.Integral) for v in present)
+                fam = "int" if whole else "float"
             families.append(fam)
         elif values.dtype == np.bool_:
             families.append("bool")
         elif np.issubdtype(values.dtype, np.floating):
             families.append("float")
         else:
-            families.append("number")
+            families.append("int")
 
     def kept(values):
         return values if keep is None else values[keep]
@@ -480,10 +485,6 @@ def _build(columns, missing, names, where, kind, dropna):
         for j, (fam, (tag, values, _)) in enumerate(zip(families, columns)):
             if fam == "float" and _non_whole(kept(values).astype(np.float64)) is not None:
                 non_whole.append(j)
-            elif fam == "number" and values.dtype == object:
-                as_float = np.array([float(v) for v in kept(values)], dtype=np.float64)
-                if _non_whole(as_float) is not None:
-                    non_whole.append(j)
         if not non_whole:
             kind = "discrete"
         else:
@@ -497,7 +498,7 @@ def _build(columns, missing, names, where, kind, dropna):
     if kind == "gaussian":
         out = np.empty((n_rows - n_dropped, n_vars), dtype=np.float64)
         for j, (fam, (tag, values, _)) in enumerate(zip(families, columns)):
-            if fam not in ("float", "number"):
+            if fam not in ("float", "int"):
                 rows = np.flatnonzero(~any_missing)
                 raise TypeError(f"column {names[j]!r} is not numeric ({fam} values, e.g. at "
                                 f"{where(int(rows[0]))}): Gaussian data must be real numbers")
