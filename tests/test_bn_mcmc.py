@@ -263,3 +263,32 @@ def test_block_sums_agree_bit_for_bit():
             inside = [r for r in range(width)
                       if all(flags[p] for p in subsets[r] if p >= 0)]
             assert fast == pytest.approx(row[inside].sum(), rel=1e-13)
+
+
+def test_far_below_top_falls_back_to_own_scale():
+    # parents worth 1000 nats: an order that puts a node before its good parents
+    # leaves it only sets ~1000 nats below its top, where the weights underflow;
+    # those nodes are summed in their own scale. Check every order's score and
+    # P(edge | order) against plain Python, through the kernels themselves.
+    from tandem.bn import mcmc
+
+    table = synthetic_table(5, 2, 12, strength=1000.0, noise=30.0)
+    _, orders, log_w, given = brute_force(table)
+    kt = mcmc._Prepared(table).kernel
+    m, width = table.candidates.shape[1], table.scores.shape[1]
+    fallbacks = 0
+    for order, expected, expected_given in zip(orders, log_w, given):
+        node_scores = np.empty(5)
+        pos = mcmc._order_node_scores(np.array(order), kt, node_scores)
+        assert node_scores.sum() == pytest.approx(expected, rel=1e-13)
+        edges = np.zeros((5, 5))
+        counts = np.zeros((5, 5), dtype=np.int64)
+        mcmc._sample_dags(np.full(5, 0.5), 1, pos, kt, np.empty(m), np.empty(m, dtype=np.int64),
+                          np.zeros(1, dtype=np.uint64), np.empty(2, dtype=np.int64),
+                          np.empty(width, dtype=np.int64), np.empty(width), np.empty(m),
+                          counts, edges)
+        np.testing.assert_allclose(edges, expected_given, rtol=0, atol=1e-12)
+        fallbacks += np.any(node_scores < kt.top - 700)
+    assert fallbacks > 10
+    r = order_mcmc(table, tandem.Philox(8), chains=2, iterations=2000, progress=False)
+    assert np.all(np.isfinite(r.traces))

@@ -22,15 +22,15 @@ positions, acceptance); the DAG ``d`` sampled at iteration ``t`` takes draw
 ``(t * dags_per_order + d) * n + i`` of the dags lane for node ``i``. So a
 chain depends on nothing but ``root``, its index, the table and the
 settings: not on how many chains run, on threads, on how the run is cut
-into pieces, nor on a checkpoint and resume in between. The node scores use
-:func:`tandem.core.exp64` and :func:`tandem.core.log64` (no libm), so a
-chain is the same on every machine.
+into pieces, nor on a checkpoint and resume in between. The draws are
+tandem's uniforms (:meth:`Stream.random`, :func:`tandem.random_at`) and the
+node scores use :func:`tandem.core.exp64` and :func:`tandem.core.log64` (no
+libm), so a chain is meant to be the same on every machine.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import numbers
 import os
 import time
@@ -54,9 +54,9 @@ __all__ = ["order_mcmc", "OrderMCMCResult", "MOVES", "CUTOFF"]
 #: The move kinds, in the order of their columns in the acceptance arrays.
 MOVES = ("adjacent", "transposition", "relocate")
 
-#: Parent sets scoring more than this many nats below the best allowed set of a
-#: node are left out of its log-sum-exp and of DAG sampling: each weighs less than
-#: e**-50 (about 2e-22) of the best one.
+#: Where a node's allowed parent sets all score more than about 667 nats below
+#: its best set overall, they are summed in their own scale, and those more than
+#: CUTOFF nats below the best allowed one are left out (see :func:`order_mcmc`).
 CUTOFF = 50.0
 
 PURPOSE_INITIAL = "tandem.bn.order_mcmc.initial"
@@ -64,7 +64,6 @@ PURPOSE_MOVES = "tandem.bn.order_mcmc.moves"
 PURPOSE_DAGS = "tandem.bn.order_mcmc.dags"
 
 _CHECKPOINT_VERSION = 1
-_DRAWS_PER_ITERATION = 4
 U64 = np.uint64
 
 
@@ -808,9 +807,20 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
 
     Notes
     -----
-    Parent sets more than :data:`CUTOFF` nats below a node's best allowed set
-    are left out of its log-sum-exp and of DAG sampling; this changes an
-    order score by less than ``n_sets * exp(-50)`` relative.
+    A node's score sums the weights ``exp(score - top)`` of its allowed parent
+    sets, ``top`` being its best score over all sets; weights under
+    ``exp(-708)`` count as zero. When the allowed sets' weights sum to less
+    than ``1e-290``, the node sums them in their own scale instead, leaving
+    out sets more than :data:`CUTOFF` nats below its best allowed set. Either
+    way a node score is within ``n_sets * 1e-17`` relative of the exact
+    log-sum-exp, and DAG sampling draws from the same weights. The scores
+    are pure functions of the order, computed with :func:`tandem.core.exp64`
+    and :func:`tandem.core.log64`.
+
+    Cost: a proposal rescores the nodes between the two positions it
+    touches; a node costs about as many multiply-adds as it has allowed
+    parent sets whose upper members precede it. A kept order costs a pass
+    over every node, so thinning saves time.
     """
     if not isinstance(root, Stream):
         raise TypeError(f"root must be a tandem Stream, got {type(root).__name__}")
