@@ -107,13 +107,11 @@ def test_reproducible_and_independent_of_chain_count(five):
         assert np.array_equal(x, y)
     other = order_mcmc(five, tandem.Philox(6), chains=3, iterations=500, progress=False)
     assert not np.array_equal(a.traces, other.traces)
-    three = order_mcmc(five, tandem.Threefry(5), chains=1, iterations=500, progress=False)
-    assert not np.array_equal(a.traces[0], three.traces[0])
 
 
 def test_checkpoint_resume_bit_for_bit(tmp_path):
     table = synthetic_table(7, 2, 3)
-    root = tandem.Threefry(99)
+    root = tandem.Philox(99)
     kwargs = dict(chains=2, burn_in=150, thin=3, dags_per_order=2, progress=False)
     whole = order_mcmc(table, root, iterations=700, **kwargs)
     path = tmp_path / "run.npz"
