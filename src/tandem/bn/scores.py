@@ -182,23 +182,32 @@ def scratch_sizes(scorer, max_parents):
         return 0, 1, max_parents + 1, max_parents + 1, 0, 0
     top = sorted((int(a) for a in arities), reverse=True)
     q = math.prod(top[:max_parents])
+    _check_cells(q * top[0], max_parents)
     n_rows = columns.shape[1]
     n_alphas = len(memo_alphas(scorer, max_parents))
     return (q * top[0], max_parents + 1, n_rows, 0, n_alphas,
             min(n_rows, MEMO_COUNTS) + 1 if n_alphas else 0)
 
 
+def _check_cells(cells, n_parents):
+    # Counts and configurations are int32.
+    if cells > 2**31 - 1:
+        raise ValueError(f"a family of {n_parents} parents can have {cells} cells "
+                         f"(parent configurations times child states), more than 2**31 - 1; "
+                         f"lower max_parents")
+
+
 def scratch(scorer, max_parents):
     """One thread's scratch ``(counts, levels, work, memo)``: zeros, and NaN in ``memo``."""
     cells, rows, length, side, memo_rows, memo_length = scratch_sizes(scorer, max_parents)
-    return (np.zeros(cells, dtype=np.int32), np.zeros((rows, length), dtype=np.int64),
+    return (np.zeros(cells, dtype=np.int32), np.zeros((rows, length), dtype=np.int32),
             np.zeros((side, side)), np.full((memo_rows, memo_length), np.nan))
 
 
 def scratch_bytes(scorer, max_parents):
     """The bytes of one thread's :func:`scratch`, computed without allocating it."""
     cells, rows, length, side, memo_rows, memo_length = scratch_sizes(scorer, max_parents)
-    return 4 * cells + 8 * (rows * length + side * side + memo_rows * memo_length)
+    return 4 * (cells + rows * length) + 8 * (side * side + memo_rows * memo_length)
 
 
 @njit(cache=True, nogil=True)
@@ -278,15 +287,15 @@ def _term(score_id, counts, base, r, a_j, a_jk, memo, row_j, row_jk):
 
 
 @njit(cache=True, nogil=True)
-def score_configs(score_id, columns, arities, params, child, q, config, counts, memo, alphas):
-    """The discrete score of ``child`` given parents whose configuration in each row is
-    ``config`` (``q`` configurations). ``counts`` is zero on entry and on return;
-    ``memo`` caches lgamma differences for the parameters in ``alphas``."""
+def score_counts(score_id, arities, params, child, q, config, counts, memo, alphas):
+    """The discrete score of ``child`` from its counts: ``counts[c * r + x]`` rows with
+    parent configuration ``c`` (of ``q``; ``config`` per row) and child state ``x``.
+
+    Leaves ``counts`` zero. ``memo`` caches lgamma differences for the
+    parameters in ``alphas`` (none when ``alphas`` is empty).
+    """
     r = arities[child]
-    x = columns[child]
-    n_rows = x.shape[0]
-    for t in range(n_rows):
-        counts[config[t] * r + x[t]] += 1
+    n_rows = config.shape[0]
     if score_id == 0:
         a_j = params[0] / q
         a_jk = a_j / r
@@ -318,8 +327,11 @@ def _discrete(score_id, columns, arities, params, child, parents, n_parents, cou
         q *= arities[parents[j]]
     # the last row of levels is never written: the configuration of no parents
     config = levels[0] if n_parents > 0 else levels[levels.shape[0] - 1]
-    return score_configs(score_id, columns, arities, params, child, q, config, counts, memo,
-                         alphas)
+    r = arities[child]
+    x = columns[child]
+    for t in range(x.shape[0]):
+        counts[config[t] * r + x[t]] += 1
+    return score_counts(score_id, arities, params, child, q, config, counts, memo, alphas)
 
 
 @njit(cache=True, nogil=True)
@@ -418,13 +430,14 @@ def local_score(data, node, parents=(), score="bdeu", **settings):
     side = len(ps) + 1
     arities = s.args[2]
     if s.score == "bge":
-        counts, levels, work = np.zeros(0, np.int32), np.zeros((1, side), np.int64), np.zeros(
+        counts, levels, work = np.zeros(0, np.int32), np.zeros((1, side), np.int32), np.zeros(
             (side, side))
     else:
         # this family's cells only; no lgamma cache (a cached value equals a fresh one)
         q = math.prod(int(a) for a in arities[ps])
+        _check_cells(q * int(arities[i]), len(ps))
         counts = np.zeros(q * int(arities[i]), dtype=np.int32)
-        levels, work = np.zeros((side, n_rows), np.int64), np.zeros((0, 0))
+        levels, work = np.zeros((side, n_rows), np.int32), np.zeros((0, 0))
     return float(family_score(*s.args, np.int64(i), ps, np.int64(len(ps)), counts, levels,
                               work, np.zeros((0, 0)), np.zeros(0)))
 

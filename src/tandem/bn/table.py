@@ -31,7 +31,7 @@ from .scores import (
     config_level,
     family_score,
     memo_alphas,
-    score_configs,
+    score_counts,
     scratch_sizes,
 )
 
@@ -160,7 +160,7 @@ def _estimate(s, data, k, m, n_blocks):
     side = 4 * data.n_vars * m + data.values.nbytes
     # Each running block allocates its scratch, each block keeps its lgamma cache.
     cells, rows, length, width, memo_rows, memo_length = scratch_sizes(s, min(k, m))
-    running = 4 * cells + 8 * (rows * length + width * width) + 16 * (k + 1)
+    running = 4 * (cells + rows * length) + 8 * width * width + 16 * (k + 1)
     memo = 8 * memo_rows * memo_length
     return table + side + numba.get_num_threads() * running + n_blocks * memo
 
@@ -210,7 +210,7 @@ def _fill(score_id, columns, arities, r, params, candidates, k, sets, start, sto
         if lo >= hi:
             continue
         counts = np.zeros(n_cells, dtype=np.int32)
-        levels = np.zeros((n_levels, n_length), dtype=np.int64)
+        levels = np.zeros((n_levels, n_length), dtype=np.int32)
         work = np.zeros((side, side))
         memo = memos[b]  # kept from chunk to chunk: block b runs on one thread at a time
         positions = np.zeros(k + 1, dtype=np.int64)
@@ -245,13 +245,18 @@ def _fill(score_id, columns, arities, r, params, candidates, k, sets, start, sto
                                          size, counts, levels, work, memo, alphas)
                 continue
             # The parents past the first `changed` are those of the previous set:
-            # their rows of `levels` still hold, recompute only the others.
+            # their rows of `levels` still hold, recompute only the others; the
+            # first row (always stale) is computed as the rows are counted.
             for j in range(changed - 1, -1, -1):
                 config_level(columns, arities, parents, j, size, levels)
             changed = 0
+            x = columns[node]
+            r_child = arities[node]
             config = levels[0] if size > 0 else levels[n_levels - 1]
-            out[item] = score_configs(score_id, columns, arities, params, node, q, config,
-                                      counts, memo, alphas)
+            for t in range(x.shape[0]):
+                counts[config[t] * r_child + x[t]] += 1
+            out[item] = score_counts(score_id, arities, params, node, q, config, counts, memo,
+                                     alphas)
 
 
 def _scratch_args(s, k, n_blocks):
