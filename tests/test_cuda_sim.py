@@ -103,6 +103,20 @@ def test_normal64_miss_list_overflow(monkeypatch):
     np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("shared", [0, 1, 1024])
+def test_normal64_misses_spill_from_shared_memory(monkeypatch, request, shared):
+    """The fill lists misses in shared memory, up to SHARED_MISSES a block,
+    and the rest in the global list: 0 and 1 make the 2048-element fill's
+    misses spill (it has more than one)."""
+    monkeypatch.setattr(cuda_backend, "SHARED_MISSES", shared)
+    cuda_backend._kernels.cache_clear()  # the kernels take SHARED_MISSES when made
+    request.addfinalizer(cuda_backend._kernels.cache_clear)
+    stream = tandem.Philox(123456).at(2 * 28000)
+    expected = D.normal(stream, 2048, backend="reference")[0]
+    got = D.normal(stream, 2048, threads=64, backend="cuda")[0]
+    np.testing.assert_array_equal(got, expected)
+
+
 def test_bad_threads_per_block():
     with pytest.raises(ValueError, match="multiple of 32"):
         D.random(tandem.Philox(1), 10, threads=48, backend="cuda")

@@ -159,6 +159,11 @@ DEFERRED = frozenset({"normal64"})
 SHARED_TABLE = frozenset({"normal64"})
 SHARED_TABLE_WORDS = 2048
 
+# Misses a block of a deferred fill lists in shared memory (about twice the
+# expected 0.4 % of a 1 GiB normal64 fill's share per block); more go
+# straight to the global list.
+SHARED_MISSES = 1024
+
 # Kinds whose fill runs a persistent grid (one that strides over the work):
 # those that copy a table per block or list misses per block, and those that
 # measured faster so on the H200 (benchmarks/gpu.py --persistent compares;
@@ -174,22 +179,56 @@ def _resolver(width, retry, deferred):
         def resolve(generator, r0, r1, r2, r3, w, lo, hi, params, table, misses, start, n):
             i = (w - start) // U64(width)  # wraps to >= n for a word before the fill
             if i < n:
-                # Each block of the grid lists its misses in its own segment,
-                # so that no one counter takes every atomic.
-                blocks = cuda.gridDim.x
-                block = cuda.blockIdx.x
-                room = (misses.size - 1 - blocks) // blocks
-                slot = cuda.atomic.add(misses, 1 + block, U64(1))
-                if slot < room:
-                    misses[1 + blocks + block * room + slot] = i
+                # The block's list in shared memory first: a shared atomic
+                # returns in tens of cycles, a global one stalled the warp
+                # for about a quarter of the fill's time (docs/performance.md).
+                local, listed = misses
+                slot = cuda.atomic.add(local, 0, U64(1))
+                if slot < local.size - 2:
+                    local[2 + slot] = i
                 else:
-                    misses[0] = U64(1)  # overflow: mend scans for NaN marks
+                    _list_miss(listed, i)
             return np.nan
     else:
         def resolve(generator, r0, r1, r2, r3, w, lo, hi, params, table, misses, start, n):
             return retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
 
     return maps.named(f"resolve_{retry.__name__}_{int(deferred)}", resolve)
+
+
+def _segment(listed):
+    """``(room, first)``: the room of each block's segment of the miss list
+    ``listed``, and where this block's starts."""
+    blocks = cuda.gridDim.x
+    room = (listed.size - 1 - blocks) // blocks
+    return room, 1 + blocks + cuda.blockIdx.x * room
+
+
+def _list_miss(listed, i):
+    """Append element ``i`` to this block's segment of the global miss list."""
+    room, first = _segment(listed)
+    slot = cuda.atomic.add(listed, 1 + cuda.blockIdx.x, U64(1))
+    if slot < room:
+        listed[first + slot] = i
+    else:
+        listed[0] = U64(1)  # overflow: mend scans for NaN marks
+
+
+def _flush_misses(local, listed):
+    """Move the block's shared miss list to its global segment (every thread
+    of the block calls this, after the last miss)."""
+    cuda.syncthreads()
+    count = np.int64(min(local[0], U64(local.size - 2)))
+    if cuda.threadIdx.x == 0:
+        local[1] = cuda.atomic.add(listed, 1 + cuda.blockIdx.x, U64(count))
+    cuda.syncthreads()
+    room, first = _segment(listed)
+    base = np.int64(local[1])
+    for j in range(cuda.threadIdx.x, count, cuda.blockDim.x):
+        if base + j < room:
+            listed[first + base + j] = local[2 + j]
+        else:
+            listed[0] = U64(1)
 
 
 def _block_values(width, value_map, resolve):
@@ -244,15 +283,22 @@ def _jitable(fn):
     return register_jitable(fn)
 
 
+for _fn in (_segment, _list_miss, _flush_misses):
+    _jitable(_fn)
+
+
 def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
                   shared_table, persistent):
     """The fill, mend and addressed kernels of one kind, generator and output dtype.
 
-    With ``shared_table`` the fill copies the first ``SHARED_TABLE_WORDS`` of
+    A ``deferred`` fill lists its misses in shared memory (``SHARED_MISSES``
+    a block; more spill to the global list) and moves them to the global
+    list at its end.  With ``shared_table`` the fill copies the first ``SHARED_TABLE_WORDS`` of
     ``table`` to shared memory first.  A ``persistent`` fill has a grid that
     strides over the work; otherwise each thread takes one group.
     """
     per_block = 4 // width
+    local_size = 2 + SHARED_MISSES if deferred else 2  # see fill
     resolve = _jitable(_resolver(width, retry, deferred))
     block_values = _jitable(_block_values(width, value_map, resolve))
     draw = _jitable(maps.element_draw(width, value_map, block_at))
@@ -305,13 +351,19 @@ def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
 
     @cuda.jit
     def fill(out, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3,
-             head, groups, shift, misses):
+             head, groups, shift, listed):
         # Group g is elements head + per_block * g ...; its first word is
         # word `shift` of stream block first + g.
         params = (p0, p1, p2)
         n = U64(out.size)
         threads = cuda.blockDim.x
         t = cuda.threadIdx.x
+        # [count, base, entries]: see _flush_misses
+        local = cuda.shared.array(local_size, numba.uint64)
+        if t == 0:
+            local[0] = U64(0)
+        misses = (local, listed)
+        cuda.syncthreads()
         if shared_table:
             staged_table = cuda.shared.array(SHARED_TABLE_WORDS, numba.uint64)
             for k in range(t, SHARED_TABLE_WORDS, threads):
@@ -348,6 +400,8 @@ def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
                 value = resolve(generator, r0, r1, r2, r3, w, lo, hi, params, lookup, misses,
                                 start, n)
             store(out, i, value)
+        if deferred:
+            _flush_misses(local, listed)
 
     @_kernel(launch_bounds=MAX_THREADS)
     def mend(out, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3, misses,
