@@ -1,6 +1,7 @@
 """tandem.bn score tables: layout in the combinatorial number system, candidates, memory."""
 
 import math
+import sys
 
 import numba
 import numpy as np
@@ -197,11 +198,15 @@ def test_memory_limit(sachs):
         score_table(sachs, progress="yes")
 
 
-def test_progress_bar(sachs, capsys):
+def test_progress_bar(sachs, capsys, monkeypatch):
     score_table(sachs, max_parents=1, progress="always")
     assert "score table" in capsys.readouterr().err
     score_table(sachs, max_parents=1, progress=True)  # stderr is not a terminal here
     assert capsys.readouterr().err == ""
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # the plain bar, without tqdm
+    score_table(sachs, max_parents=1, progress="always")
+    err = capsys.readouterr().err
+    assert "score table (bdeu, k=1): [" in err and err.endswith("/121\n")
 
 
 def test_k_beyond_candidates(asia):
