@@ -113,13 +113,6 @@ class Scorer:
                                    self.settings["alpha_w"])
         self.args = (np.int64(_ID[self.score]), columns, arities, r, params)
 
-    def cells(self, parent_arities):
-        """Count cells needed for one family whose parents have these arities (largest child)."""
-        if self.score == "bge":
-            return 0
-        largest = int(self.args[2].max())
-        return largest * math.prod(int(a) for a in parent_arities)
-
 
 def scorer(data, score="bdeu", **settings):
     """A :class:`Scorer` for ``data`` (checks the score and its settings)."""
@@ -127,15 +120,41 @@ def scorer(data, score="bdeu", **settings):
 
 
 def bge_matrix(x, alpha_mu, alpha_w):
-    """The posterior matrix ``R = T + S + (N alpha_mu / (N + alpha_mu)) xbar xbar^T``."""
-    n_rows, n_vars = x.shape
+    """The posterior matrix ``R = T + S + (N alpha_mu / (N + alpha_mu)) xbar xbar^T``.
+
+    ``S`` is the scatter matrix about the column means ``xbar``, summed row by
+    row in a fixed order (no BLAS), so ``R`` does not depend on the machine's
+    linear algebra library or its threads.
+    """
+    n_vars = x.shape[1]
     t = alpha_mu * (alpha_w - n_vars - 1) / (alpha_mu + 1)
-    mean = x.mean(axis=0)
-    centred = x - mean
-    r = centred.T @ centred
-    r += (n_rows * alpha_mu / (n_rows + alpha_mu)) * np.outer(mean, mean)
-    r[np.diag_indices(n_vars)] += t
-    return np.ascontiguousarray(r)
+    return _bge_matrix(np.ascontiguousarray(x, dtype=np.float64), alpha_mu, t)
+
+
+@njit(cache=True)
+def _bge_matrix(x, alpha_mu, t):
+    n_rows, n_vars = x.shape
+    mean = np.zeros(n_vars)
+    for i in range(n_rows):
+        for a in range(n_vars):
+            mean[a] += x[i, a]
+    for a in range(n_vars):
+        mean[a] /= n_rows
+    r = np.zeros((n_vars, n_vars))
+    centred = np.empty(n_vars)
+    for i in range(n_rows):
+        for a in range(n_vars):
+            centred[a] = x[i, a] - mean[a]
+        for a in range(n_vars):
+            for b in range(a + 1):
+                r[a, b] += centred[a] * centred[b]
+    w = n_rows * alpha_mu / (n_rows + alpha_mu)
+    for a in range(n_vars):
+        for b in range(a + 1):
+            r[a, b] += w * mean[a] * mean[b]
+            r[b, a] = r[a, b]
+        r[a, a] += t
+    return r
 
 
 def bge_constants(n_rows, n_vars, alpha_mu, alpha_w):
