@@ -159,7 +159,10 @@ def _estimate(s, data, k, m, n_blocks):
     table = 8 * data.n_vars * sets
     side = 4 * data.n_vars * m + data.values.nbytes
     # Each running block allocates its scratch, each block keeps its lgamma cache.
-    cells, rows, length, width, memo_rows, memo_length = scratch_sizes(s, min(k, m))
+    try:
+        cells, rows, length, width, memo_rows, memo_length = scratch_sizes(s, min(k, m))
+    except ValueError:  # families too large for int32 counts: beyond any memory anyway
+        return table + side + numba.get_num_threads() * 4 * 2**31
     running = 4 * (cells + rows * length) + 8 * width * width + 16 * (k + 1)
     memo = 8 * memo_rows * memo_length
     return table + side + numba.get_num_threads() * running + n_blocks * memo
@@ -431,8 +434,11 @@ def _check_memory(s, data, k, m, n_blocks, limit):
     need = _estimate(s, data, k, m, n_blocks)
     if need <= limit:
         return
-    fits = [j for j in range(k) if _estimate(s, data, j, m, n_blocks) <= limit]
-    hint = (f"max_parents={fits[-1]} would fit" if fits else "no max_parents fits")
+    hint = "no max_parents fits"
+    for j in range(k - 1, -1, -1):
+        if _estimate(s, data, j, m, n_blocks) <= limit:
+            hint = f"max_parents={j} would fit"
+            break
     raise ScoreTableMemoryError(
         f"a score table with max_parents={k} over {m} candidates per node needs about "
         f"{_gib(need)}, more than the limit of {_gib(limit)}; {hint}, or restrict the "
