@@ -10,6 +10,7 @@ import pytest
 import tandem
 from tandem.bn import Dataset, ScoreTable, load_network, local_score, score_table
 from tandem.bn import combinations as comb
+from tandem.bn import table as table_module
 from tandem.bn.table import ScoreTableMemoryError, estimate_bytes, pairwise_gains
 
 
@@ -88,7 +89,7 @@ def test_bge_table():
         score_table(data, progress=False)
 
 
-def test_thread_count_and_chunks_change_nothing(sachs):
+def test_thread_count_and_chunks_change_nothing(sachs, monkeypatch):
     full = score_table(sachs, max_parents=3, progress=False).scores
     previous = numba.get_num_threads()
     numba.set_num_threads(1)
@@ -97,6 +98,20 @@ def test_thread_count_and_chunks_change_nothing(sachs):
     finally:
         numba.set_num_threads(previous)
     assert np.array_equal(full, single)
+    # Chunks and blocks that start anywhere in a node's ranks (mid-size, padded or not)
+    monkeypatch.setattr(table_module, "MIN_CHUNK", 7)
+    chopped = score_table(sachs, max_parents=3, progress=False).scores
+    assert np.array_equal(full, chopped)
+    mapping = {name: [n for n in sachs.names[: 2 + i % 6] if n != name]
+               for i, name in enumerate(sachs.names)}
+    padded = score_table(sachs, max_parents=3, candidates=mapping, progress=False)
+    monkeypatch.setattr(table_module, "MIN_CHUNK", 1 << 14)
+    whole = score_table(sachs, max_parents=3, candidates=mapping, progress=False)
+    assert np.array_equal(padded.scores, whole.scores)
+    for i in range(11):
+        for r in range(whole.n_sets):
+            if np.isfinite(whole.scores[i, r]):
+                assert whole.scores[i, r] == local_score(sachs, i, whole.parent_set(i, r))
 
 
 def test_top_k_candidates(sachs):

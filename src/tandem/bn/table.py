@@ -38,6 +38,10 @@ from .scores import (
 #: Fraction of the available memory that a table may take by default.
 MEMORY_FRACTION = 0.5
 
+#: The fewest (node, set) entries per call of the parallel kernel, between
+#: two advances of the progress bar (at most 100 calls otherwise).
+MIN_CHUNK = 1 << 14
+
 
 class ScoreTableMemoryError(MemoryError, ValueError):
     """The table would not fit in ``memory_limit``: lower ``max_parents`` or restrict ``candidates``."""
@@ -416,7 +420,7 @@ def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_li
     flat = np.empty(n * sets, dtype=np.float64)
     total = flat.size
     scratch = _scratch_args(s, min(k, m), n_blocks)
-    chunk = max(1 << 14, -(-total // 100))
+    chunk = max(MIN_CHUNK, -(-total // 100))
     with _progress.bar(total, f"score table ({s.score}, k={k})", progress) as bar:
         for start in range(0, total, chunk):
             stop = min(start + chunk, total)
