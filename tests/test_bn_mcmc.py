@@ -256,11 +256,54 @@ def test_block_sums_agree_bit_for_bit():
             members = np.flatnonzero(flags).astype(np.int64)
             fast = mcmc._block_sum(row, offsets, binom, flags, members, members.size, k, idx)
             walk = mcmc._blocks(0, row, offsets, binom, flags, members, members.size, k, idx,
-                                0.0, flags)
+                                0.0, flags, subsets)
             assert fast == walk
             inside = [r for r in range(width)
                       if all(flags[p] for p in subsets[r] if p >= 0)]
             assert fast == pytest.approx(row[inside].sum(), rel=1e-13)
+
+
+def run_sample_dags(kt, pos, uniforms, m, width):
+    from tandem.bn import mcmc
+
+    n = pos.shape[0]
+    edges = np.zeros((n, n))
+    counts = np.zeros((n, n), dtype=np.int64)
+    mcmc._sample_dags(uniforms, 1, pos, kt, np.empty(m), np.empty(m, dtype=np.int64),
+                      np.zeros(1, dtype=np.uint64), np.empty(2, dtype=np.int64),
+                      np.empty(width, dtype=np.int64), np.empty(width), np.empty(m),
+                      counts, edges)
+    return edges, counts
+
+
+def test_kernels_exact_for_every_order():
+    # every order of a 5-node table: the order score, P(edge | order) and the
+    # parent sets drawn for given uniforms, against plain Python
+    from tandem.bn import mcmc
+
+    table = synthetic_table(5, 3, 13)
+    _, orders, log_w, given = brute_force(table)
+    kt = mcmc._Prepared(table).kernel
+    m, width = table.candidates.shape[1], table.scores.shape[1]
+    rows = list(table_rows(table))
+    top = [max(s for (u, _, s) in rows if u == v) for v in range(5)]
+    for order, expected, expected_given in zip(orders, log_w, given):
+        node_scores = np.empty(5)
+        pos = mcmc._order_node_scores(np.array(order), kt, node_scores)
+        assert node_scores.sum() == pytest.approx(expected, rel=1e-13)
+        for u in (0.013, 0.5, 0.987):
+            edges, counts = run_sample_dags(kt, pos, np.full(5, u), m, width)
+            np.testing.assert_allclose(edges, expected_given, rtol=0, atol=1e-12)
+            for v in range(5):
+                allowed = [(pa, math.exp(s - top[v])) for (w, pa, s) in rows
+                           if w == v and all(pos[p] < pos[v] for p in pa)]
+                target = u * sum(x for _, x in allowed)
+                running = 0.0
+                for pa, x in allowed:
+                    running += x
+                    if target < running:
+                        break
+                assert sorted(np.flatnonzero(counts[:, v])) == sorted(pa)
 
 
 def test_far_below_top_falls_back_to_own_scale():
@@ -279,12 +322,7 @@ def test_far_below_top_falls_back_to_own_scale():
         node_scores = np.empty(5)
         pos = mcmc._order_node_scores(np.array(order), kt, node_scores)
         assert node_scores.sum() == pytest.approx(expected, rel=1e-13)
-        edges = np.zeros((5, 5))
-        counts = np.zeros((5, 5), dtype=np.int64)
-        mcmc._sample_dags(np.full(5, 0.5), 1, pos, kt, np.empty(m), np.empty(m, dtype=np.int64),
-                          np.zeros(1, dtype=np.uint64), np.empty(2, dtype=np.int64),
-                          np.empty(width, dtype=np.int64), np.empty(width), np.empty(m),
-                          counts, edges)
+        edges, _ = run_sample_dags(kt, pos, np.full(5, 0.5), m, width)
         np.testing.assert_allclose(edges, expected_given, rtol=0, atol=1e-12)
         fallbacks += np.any(node_scores < kt.top - 700)
     assert fallbacks > 10

@@ -138,55 +138,103 @@ def _next_upper(idx, u, count):
 
 
 @numba.njit(cache=True)
-def _blocks(mode, row, offsets, binom, flags, members, count, k, idx, target, acc):
-    """Walk the allowed sets of one node by blocks (see above).
+def _visit(mode, row, base, length, flags, uppers, n_upper, target, total, acc):
+    """One block of :func:`_blocks`: returns (running total, rank found or -1)."""
+    if length <= 0:
+        return total, -1
+    if mode == 2:  # one pass: the block's sum and each lowest position's share
+        block = 0.0
+        for a in range(length):
+            w = row[base + a] * flags[a]
+            block += w
+            acc[a] += w
+        for j in range(n_upper):
+            acc[uppers[j]] += block
+        return total + block, -1
+    if mode == 1:  # set by set, stopping where the running sum passes target
+        for a in range(length):
+            w = row[base + a] * flags[a]
+            total += w
+            if target < total and w > 0.0:
+                return total, base + a
+        return total, -1
+    return total + _dot(row, base, flags, length), -1
 
-    mode 0: return the sum of their weights. mode 1: return the rank of the
-    set where the running sum first exceeds ``target``. mode 2: return the sum
-    and add to ``acc[p]`` the weights of the allowed sets holding position p.
+
+@numba.njit(cache=True)
+def _blocks(mode, row, offsets, binom, flags, members, count, k, idx, target, acc, subsets):
+    """Walk the allowed sets of one node by blocks (see above), in rank order.
+
+    mode 0: return the sum of their weights (as :func:`_block_sum`). mode 1:
+    return the rank of the set where the running sum (set by set) first
+    exceeds ``target``. mode 2: return the sum (block by block, each block
+    set by set) and add to ``acc[p]`` the weights of the allowed sets holding
+    position p. The three sums add the same terms in different groupings, so
+    they may differ in the last bits; a target past the end of mode 1's sum
+    takes the last allowed set of positive weight.
     """
     m = flags.shape[0]
+    uppers = np.empty(max(k, 1), dtype=np.int64)
     total = row[0]
-    last_base = 0
-    last_length = 1
     if mode == 1 and target < total:
         return 0
-    for s in range(1, k + 1):
+    found = -1
+    if k >= 1:
+        total, found = _visit(mode, row, offsets[1], m, flags, uppers, 0, target, total, acc)
+    if k >= 2 and found < 0:
+        for ci in range(count):
+            c = members[ci]
+            uppers[0] = c
+            total, found = _visit(mode, row, offsets[2] + binom[c, 2], c, flags, uppers, 1,
+                                  target, total, acc)
+            if found >= 0:
+                break
+    if k >= 3 and found < 0:
+        for ci in range(count):
+            c = members[ci]
+            upper = offsets[3] + binom[c, 3]
+            uppers[1] = c
+            for bi in range(ci):
+                b = members[bi]
+                uppers[0] = b
+                total, found = _visit(mode, row, upper + binom[b, 2], b, flags, uppers, 2,
+                                      target, total, acc)
+                if found >= 0:
+                    break
+            if found >= 0:
+                break
+    for s in range(4, k + 1):
         u = s - 1
-        if u > count:
+        if found >= 0 or u > count:
             break
         for j in range(u):
             idx[j] = j
         while True:
             base = offsets[s]
-            lowest = m
-            if u > 0:
-                lowest = members[idx[0]]
-                for j in range(u):
-                    base += binom[members[idx[j]], j + 2]
-            if lowest > 0:
-                block = _dot(row, base, flags, lowest)
-                if block > 0.0:
-                    if mode == 1 and target < total + block:
-                        for a in range(lowest):
-                            total += row[base + a] * flags[a]
-                            if target < total and row[base + a] * flags[a] > 0.0:
-                                return base + a
-                    else:
-                        total += block
-                    last_base = base
-                    last_length = lowest
-                    if mode == 2:
-                        for j in range(u):
-                            acc[members[idx[j]]] += block
-                        for a in range(lowest):
-                            acc[a] += row[base + a] * flags[a]
-            if u == 0 or not _next_upper(idx, u, count):
+            for j in range(u):
+                uppers[j] = members[idx[j]]
+                base += binom[uppers[j], j + 2]
+            total, found = _visit(mode, row, base, uppers[0], flags, uppers, u, target, total,
+                                  acc)
+            if found >= 0 or not _next_upper(idx, u, count):
                 break
-    if mode == 1:  # rounding put target past the end: the last set of positive weight
-        for a in range(last_length - 1, -1, -1):
-            if last_base == 0 or row[last_base + a] * flags[a] > 0.0:
-                return last_base + a
+    if mode == 1:
+        if found >= 0:
+            return found
+        # rounding put target past the end: the last allowed set of positive weight
+        for r in range(row.shape[0] - 1, 0, -1):
+            if row[r] > 0.0:
+                inside = True
+                for q in range(subsets.shape[1]):
+                    p = subsets[r, q]
+                    if p < 0:
+                        break
+                    if flags[p] == 0.0:
+                        inside = False
+                        break
+                if inside:
+                    return r
+        return 0
     return total
 
 
@@ -393,7 +441,7 @@ def _sample_dags(uniforms, dags, pos, kt, flags, members, words, idx, idx_buf, w
         count = _allowed(v, pos, kt.candidates, flags, members, words)
         acc[:] = 0.0
         total = _blocks(2, kt.weights[v], kt.offsets, kt.binom, flags, members, count, k, idx,
-                        0.0, acc)
+                        0.0, acc, kt.subsets)
         blocks = total >= _TINY
         if not blocks:
             _, recorded, total = _scan(v, words, kt.masks, kt.sorted_scores, kt.n_finite, True,
@@ -413,7 +461,7 @@ def _sample_dags(uniforms, dags, pos, kt, flags, members, words, idx, idx_buf, w
             target = uniforms[d * n + v] * total
             if blocks:
                 r = np.int64(_blocks(1, kt.weights[v], kt.offsets, kt.binom, flags, members,
-                                     count, k, idx, target, acc))
+                                     count, k, idx, target, acc, kt.subsets))
             else:
                 chosen = recorded - 1
                 running = 0.0
