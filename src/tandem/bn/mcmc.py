@@ -948,6 +948,8 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
                   settings, fingerprint)
 
     chunk = 64
+    # at most about 8 MiB of DAG uniforms per chain and chunk
+    largest = max(16, min(1 << 16, (1 << 20) * thin // (n * dags_per_order)))
     last_write = time.monotonic()
     with _progress.bar(iterations - done, "order MCMC", progress) as bar:
         t = done
@@ -962,7 +964,7 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
             bar.update(t1 - t)
             elapsed = time.monotonic() - start
             # aim at chunks of about half a second: the bar moves, the overhead stays small
-            chunk = int(min(max(chunk * 0.5 / max(elapsed, 1e-6), 16), chunk * 4, 1 << 16))
+            chunk = int(min(max(chunk * 0.5 / max(elapsed, 1e-6), 16), chunk * 4, largest))
             t = t1
             if checkpoint is not None and time.monotonic() - last_write > 30.0:
                 write(t)
