@@ -217,7 +217,9 @@ def _fill(score_id, columns, arities, r, params, candidates, k, sets, start, sto
         if lo >= hi:
             continue
         counts = np.zeros(n_cells, dtype=np.int32)
-        levels = np.zeros((n_levels, n_length), dtype=np.int32)
+        # rows are written before they are read, except the last: no parents' configuration
+        levels = np.empty((n_levels, n_length), dtype=np.int32)
+        levels[n_levels - 1] = 0
         work = np.zeros((side, side))
         memo = memos[b]  # kept from chunk to chunk: block b runs on one thread at a time
         positions = np.zeros(k + 1, dtype=np.int64)
