@@ -81,7 +81,6 @@ U64 = np.uint64
 
 _TINY = 1e-290
 _ULP = 2.0**-53
-_CACHE_BITS = 15  # cache slots per chain: 2**15
 
 
 @numba.njit(cache=True)
@@ -351,36 +350,6 @@ def _node_score(v, pos, kt, flags, members, words, idx, idx_buf, w_buf):
 
 
 @numba.njit(cache=True)
-def _cached_score(v, pos, kt, flags, members, words, idx, idx_buf, w_buf,
-                  cache_keys, cache_values):
-    """:func:`_node_score` through a direct-mapped cache keyed by (node, allowed mask).
-
-    A node's score is a function of its allowed mask alone, so a hit returns
-    the very bits a recomputation would: the cache never changes a chain.
-    """
-    _allowed(v, pos, kt.candidates, flags, members, words)
-    h = U64(v + 1) * U64(0x9E3779B97F4A7C15)
-    for w in range(words.shape[0]):
-        h = (h ^ words[w]) * U64(0xBF58476D1CE4E5B9)
-        h ^= h >> U64(31)
-    slot = np.int64(h >> U64(64 - _CACHE_BITS))
-    hit = cache_keys[slot, 0] == U64(v + 1)
-    if hit:
-        for w in range(words.shape[0]):
-            if cache_keys[slot, 1 + w] != words[w]:
-                hit = False
-                break
-    if hit:
-        return cache_values[slot]
-    value = _node_score(v, pos, kt, flags, members, words, idx, idx_buf, w_buf)
-    cache_keys[slot, 0] = U64(v + 1)
-    for w in range(words.shape[0]):
-        cache_keys[slot, 1 + w] = words[w]
-    cache_values[slot] = value
-    return value
-
-
-@numba.njit(cache=True)
 def _order_node_scores(order, kt, node_scores):
     n = order.shape[0]
     m = kt.candidates.shape[1]
@@ -493,8 +462,6 @@ def _chain(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
     acc = np.empty(m, dtype=np.float64)
     saved_order = np.empty(n, dtype=np.int64)
     saved_scores = np.empty(n, dtype=np.float64)
-    cache_keys = np.zeros((1 << _CACHE_BITS, 1 + words.shape[0]), dtype=np.uint64)
-    cache_values = np.empty(1 << _CACHE_BITS, dtype=np.float64)
     kept = 0
     for t in range(t0, t1):
         if n >= 2:
@@ -537,8 +504,8 @@ def _chain(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
             for p in range(lo, hi + 1):
                 v = order[p]
                 saved_scores[p] = node_scores[v]
-                node_scores[v] = _cached_score(v, pos, kt, flags, members, words, idx,
-                                               idx_buf, w_buf, cache_keys, cache_values)
+                node_scores[v] = _node_score(v, pos, kt, flags, members, words, idx,
+                                             idx_buf, w_buf)
             new_total = _total(node_scores)
             proposed[kind] += 1
             if new_total > -np.inf and (total == -np.inf
