@@ -41,49 +41,81 @@ def inverse_cdf_sorted(cdf, points):
     return out
 
 
-@njit(cache=True)
-def weigh(log_weights, x, w, cdf, mean, variance):
-    """One step's weights and moments in three passes.
+# Elements per prange iteration of the compiled passes: fixed, so that every
+# sum and the resampling never depend on the thread count.
+_CHUNK = 1 << 14
 
-    Writes ``w = exp(log_weights - top)``, ``cdf = cumsum(w)`` and the
-    weighted ``mean`` and ``variance`` of the rows of ``x`` (shape
-    ``(n, d)``); returns ``(top, total, sum of w**2)``.  ``top`` is NaN when
-    a log-weight is NaN and not finite when no weight is positive; the
-    outputs are then not written.
+
+@njit(cache=True, parallel=True)
+def weigh(log_weights, x, w, cdf, mean, variance):
+    """One step's weights and moments, in parallel passes over fixed chunks.
+
+    Writes ``w = exp(log_weights - top)``, ``cdf`` (the cumulative sum of
+    ``w``: within each chunk of ``_CHUNK`` elements in order, plus the sum
+    of the chunks before) and the weighted ``mean`` and ``variance`` of the
+    rows of ``x`` (shape ``(n, d)``); returns ``(top, total, sum of w**2)``.
+    ``top`` is NaN when a log-weight is NaN and not finite when no weight
+    is positive; the outputs are then not written.
     """
+    n, d = x.shape
+    chunks = (n + _CHUNK - 1) // _CHUNK
+    tops = np.empty(chunks)
+    for c in prange(chunks):
+        top = -math.inf
+        for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
+            v = log_weights[i]
+            top = v if math.isnan(v) or math.isnan(top) else max(top, v)
+        tops[c] = top
     top = -math.inf
-    for i in range(log_weights.size):
-        v = log_weights[i]
-        if math.isnan(v):
-            return v, 0.0, 0.0
-        top = max(top, v)
+    for c in range(chunks):
+        if math.isnan(tops[c]):
+            return tops[c], 0.0, 0.0
+        top = max(top, tops[c])
     if not math.isfinite(top):
         return top, 0.0, 0.0
+    # per chunk: sum of w, of w**2, and of w x_j for each column j
+    sums = np.zeros((chunks, 2 + d))
+    for c in prange(chunks):
+        running = squares = 0.0
+        for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
+            wi = math.exp(log_weights[i] - top)
+            w[i] = wi
+            running += wi
+            cdf[i] = running
+            squares += wi * wi
+        sums[c, 0] = running
+        sums[c, 1] = squares
+        for j in range(d):
+            first = 0.0
+            for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
+                first += w[i] * x[i, j]
+            sums[c, 2 + j] = first
+    before = np.empty(chunks)
     total = squares = 0.0
-    for i in range(log_weights.size):
-        wi = math.exp(log_weights[i] - top)
-        w[i] = wi
-        total += wi
-        cdf[i] = total
-        squares += wi * wi
-    # Column by column, so that each sum is a local scalar.
-    for j in range(x.shape[1]):
-        first = 0.0
-        for i in range(log_weights.size):
-            first += w[i] * x[i, j]
-        m = first / total
+    mean[:] = 0.0
+    for c in range(chunks):
+        before[c] = total
+        total += sums[c, 0]
+        squares += sums[c, 1]
+        for j in range(d):
+            mean[j] += sums[c, 2 + j]
+    mean /= total
+    spread = np.zeros((chunks, d))
+    for c in prange(chunks):
+        for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
+            cdf[i] += before[c]
+        for j in range(d):
+            second = 0.0
+            for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
+                e = x[i, j] - mean[j]
+                second += w[i] * e * e
+            spread[c, j] = second
+    for j in range(d):
         second = 0.0
-        for i in range(log_weights.size):
-            d = x[i, j] - m
-            second += w[i] * d * d
-        mean[j] = m
+        for c in range(chunks):
+            second += spread[c, j]
         variance[j] = second / total
     return top, total, squares
-
-
-# Points per prange iteration of the resampling merge: fixed, so the result
-# never depends on the thread count.
-_MERGE_CHUNK = 1 << 14
 
 
 @njit(cache=True, parallel=True)
@@ -94,9 +126,9 @@ def resample_into(scheme, cdf, u, x, out):
     sorted points into ``cdf``, in chunks that start by binary search."""
     n = cdf.size
     total = cdf[n - 1]
-    for c in prange((n + _MERGE_CHUNK - 1) // _MERGE_CHUNK):
+    for c in prange((n + _CHUNK - 1) // _CHUNK):
         j = -1
-        for k in range(c * _MERGE_CHUNK, min(n, (c + 1) * _MERGE_CHUNK)):
+        for k in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
             if scheme == SYSTEMATIC:
                 point = (k + u[0]) / n
             elif scheme == STRATIFIED:
