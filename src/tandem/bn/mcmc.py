@@ -350,19 +350,23 @@ def _node_score(v, pos, kt, flags, members, words, idx, idx_buf, w_buf):
 
 
 @numba.njit(cache=True)
+def _node_score_scratch(kt):
+    """The scratch arrays of :func:`_node_score`."""
+    m = kt.candidates.shape[1]
+    width = kt.sorted_scores.shape[1]
+    return (np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64),
+            np.zeros(kt.masks.shape[2], dtype=np.uint64),
+            np.empty(max(kt.subsets.shape[1], 1), dtype=np.int64),
+            np.empty(width, dtype=np.int64), np.empty(width, dtype=np.float64))
+
+
+@numba.njit(cache=True)
 def _order_node_scores(order, kt, node_scores):
     n = order.shape[0]
-    m = kt.candidates.shape[1]
     pos = np.empty(n, dtype=np.int64)
     for p in range(n):
         pos[order[p]] = p
-    flags = np.empty(m, dtype=np.float64)
-    members = np.empty(m, dtype=np.int64)
-    words = np.zeros(kt.masks.shape[2], dtype=np.uint64)
-    idx = np.empty(max(kt.subsets.shape[1], 1), dtype=np.int64)
-    width = kt.sorted_scores.shape[1]
-    idx_buf = np.empty(width, dtype=np.int64)
-    w_buf = np.empty(width, dtype=np.float64)
+    flags, members, words, idx, idx_buf, w_buf = _node_score_scratch(kt)
     for v in range(n):
         node_scores[v] = _node_score(v, pos, kt, flags, members, words, idx, idx_buf, w_buf)
     return pos
@@ -452,13 +456,7 @@ def _chain(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
     node_scores = np.empty(n, dtype=np.float64)
     pos = _order_node_scores(order, kt, node_scores)
     total = _total(node_scores)
-    flags = np.empty(m, dtype=np.float64)
-    members = np.empty(m, dtype=np.int64)
-    words = np.zeros(kt.masks.shape[2], dtype=np.uint64)
-    idx = np.empty(max(kt.subsets.shape[1], 1), dtype=np.int64)
-    width = kt.sorted_scores.shape[1]
-    idx_buf = np.empty(width, dtype=np.int64)
-    w_buf = np.empty(width, dtype=np.float64)
+    flags, members, words, idx, idx_buf, w_buf = _node_score_scratch(kt)
     acc = np.empty(m, dtype=np.float64)
     saved_order = np.empty(n, dtype=np.int64)
     saved_scores = np.empty(n, dtype=np.float64)
