@@ -161,7 +161,8 @@ SHARED_TABLE_WORDS = 2048
 
 # Misses a block of a deferred fill lists in shared memory (about twice the
 # expected 0.4 % of a 1 GiB normal64 fill's share per block); more go
-# straight to the global list.
+# straight to the global list.  Unlike the global list's size, this one is
+# fixed when the kernels are made.
 SHARED_MISSES = 1024
 
 # Kinds whose fill runs a persistent grid (one that strides over the work):
@@ -179,9 +180,9 @@ def _resolver(width, retry, deferred):
         def resolve(generator, r0, r1, r2, r3, w, lo, hi, params, table, misses, start, n):
             i = (w - start) // U64(width)  # wraps to >= n for a word before the fill
             if i < n:
-                # The block's list in shared memory first: a shared atomic
-                # returns in tens of cycles, a global one stalled the warp
-                # for about a quarter of the fill's time (docs/performance.md).
+                # The block's list in shared memory first: its returning
+                # atomic stalls the warp less than a global one (the fill
+                # took 501 rather than 539 µs a GiB; docs/performance.md).
                 local, listed = misses
                 slot = cuda.atomic.add(local, 0, U64(1))
                 if slot < local.size - 2:
@@ -293,8 +294,8 @@ def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
 
     A ``deferred`` fill lists its misses in shared memory (``SHARED_MISSES``
     a block; more spill to the global list) and moves them to the global
-    list at its end.  With ``shared_table`` the fill copies the first ``SHARED_TABLE_WORDS`` of
-    ``table`` to shared memory first.  A ``persistent`` fill has a grid that
+    list at its end.  With ``shared_table`` the fill copies the first
+    ``SHARED_TABLE_WORDS`` of ``table`` to shared memory first.  A ``persistent`` fill has a grid that
     strides over the work; otherwise each thread takes one group.
     """
     per_block = 4 // width
@@ -360,10 +361,11 @@ def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
         t = cuda.threadIdx.x
         # [count, base, entries]: see _flush_misses
         local = cuda.shared.array(local_size, numba.uint64)
-        if t == 0:
-            local[0] = U64(0)
         misses = (local, listed)
-        cuda.syncthreads()
+        if deferred:
+            if t == 0:
+                local[0] = U64(0)
+            cuda.syncthreads()
         if shared_table:
             staged_table = cuda.shared.array(SHARED_TABLE_WORDS, numba.uint64)
             for k in range(t, SHARED_TABLE_WORDS, threads):
