@@ -66,11 +66,13 @@ def test_same_seed_same_report_and_csv_input(tmp_path):
     (["--network", "no-such-network"], "no-such-network"),
     (["missing.csv"], "column 'b'"),
     (["strings.csv", "--score", "bge"], "column 'a'"),
+    (["floats.csv"], "use 'bge'"),
 ])
 def test_bad_input_names_the_problem_and_writes_nothing(tmp_path, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "missing.csv").write_text("a,b\n1,2\n2,\n1,1\n")
     (tmp_path / "strings.csv").write_text("a,b\nx,1\ny,2\nx,1\n")
+    (tmp_path / "floats.csv").write_text("a,b\n0.5,1.25\n1.5,-0.75\n2.25,0.5\n")
     code, _, err = run([*argv, "--out", str(tmp_path / "report"), *SMALL])
     assert code == 2
     assert err.startswith("tandem bn learn: error:") and message in err

@@ -154,7 +154,9 @@ def _bn_learn(args, out=sys.stdout, err=sys.stderr):
             truth = network.adjacency()
             source = f"{args.samples} rows sampled from the network {args.network}"
         else:
-            kind = "gaussian" if args.score == "bge" else "discrete"
+            # A discrete score reads the columns as they are; float columns
+            # then fail with a message rather than become hundreds of states.
+            kind = "gaussian" if args.score == "bge" else None
             data = bn.Dataset.from_csv(args.data, kind=kind, dropna=args.dropna)
             source = str(args.data)
         folder = args.out or f"tandem-bn-{pathlib.Path(args.network or args.data).stem}"
