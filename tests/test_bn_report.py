@@ -80,6 +80,15 @@ def test_bad_input_names_the_problem_and_writes_nothing(tmp_path, monkeypatch, a
     assert not list(tmp_path.glob(".tandem-report-*"))
 
 
+def test_constant_column_is_a_warning(tmp_path):
+    path = tmp_path / "constant.csv"
+    path.write_text("x,k,y\n" + "".join(f"{i % 2},c,{i % 3}\n" for i in range(60)))
+    code, _, err = run([str(path), "--out", str(tmp_path / "report"), *SMALL])
+    assert code == 0
+    assert "tandem bn learn: warning: column 'k' is constant (arity 1)" in err
+    assert len(read_edges(tmp_path / "report")) == 1 + 3 * 2
+
+
 def test_write_report_refuses_a_file(tmp_path):
     data = bn.load_network("cancer").sample(100, tandem.Philox(1))
     learned = bn.report.learn(data, max_parents=1, chains=1, iterations=50, progress=False)

@@ -4,6 +4,7 @@ import argparse
 import pathlib
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -157,7 +158,11 @@ def _bn_learn(args, out=sys.stdout, err=sys.stderr):
             # A discrete score reads the columns as they are; float columns
             # then fail with a message rather than become hundreds of states.
             kind = "gaussian" if args.score == "bge" else None
-            data = bn.Dataset.from_csv(args.data, kind=kind, dropna=args.dropna)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                data = bn.Dataset.from_csv(args.data, kind=kind, dropna=args.dropna)
+            for warning in caught:
+                print(f"tandem bn learn: warning: {warning.message}", file=err)
             source = str(args.data)
         folder = args.out or f"tandem-bn-{pathlib.Path(args.network or args.data).stem}"
         say(f"tandem bn learn: {source}: {data.n_rows} rows, {data.n_vars} columns")
