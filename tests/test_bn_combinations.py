@@ -126,3 +126,15 @@ def test_roundtrip_ranks(m, k, data):
     assert len(positions) <= k
     assert np.all(np.diff(positions) > 0)
     assert cb.rank(positions, m) == r
+
+
+def test_set_members_maps_positions_through_candidates():
+    _, positions = cb.subset_table(4, 2)
+    out = np.empty(2, dtype=np.int64)
+    candidates = np.array([5, 7, 9, -1])
+    r = cb.rank(np.array([0, 2]), 4)
+    assert cb.set_members(positions, candidates, r, out) == 2
+    assert list(out) == [5, 9]
+    assert cb.set_members(positions, candidates, 0, out) == 0
+    assert cb.set_members(positions, candidates, cb.rank(np.array([1, 3]), 4),
+                                    out) == -1

@@ -283,6 +283,28 @@ def subset_table(m, k):
 
 
 @numba.njit(cache=True)
+def set_members(positions, candidates, r, out):
+    """The nodes of rank ``r``'s subset, mapped through one node's candidates.
+
+    ``positions`` is :func:`subset_table`'s second result and ``candidates``
+    a row of ``ScoreTable.candidates``.  Writes the nodes to ``out[:count]``
+    and returns ``count``, or ``-1`` when the subset uses a padded (``-1``)
+    candidate slot.
+    """
+    count = 0
+    for q in range(positions.shape[1]):
+        p = positions[r, q]
+        if p < 0:
+            break
+        c = candidates[p]
+        if c < 0:
+            return -1
+        out[count] = c
+        count += 1
+    return count
+
+
+@numba.njit(cache=True)
 def subset_masks(m, k):
     """The subset of each rank as a bit mask: bit ``p`` set iff position ``p`` is in it.
 

@@ -58,24 +58,17 @@ def _logaddexp(a, b):
 def _row_masks(candidates, subsets, scores):
     """Node bit mask of each row's parent set; -1 where the row is not a set (-inf)."""
     n, width = scores.shape
-    k = subsets.shape[1]
     masks = np.full((n, width), -1, dtype=np.int64)
+    nodes = np.empty(max(subsets.shape[1], 1), dtype=np.int64)
     for v in range(n):
         for r in range(width):
             if scores[v, r] == -np.inf:
                 continue
-            mask = 0
-            ok = True
-            for q in range(k):
-                p = subsets[r, q]
-                if p < 0:
-                    break
-                c = candidates[v, p]
-                if c < 0:
-                    ok = False
-                    break
-                mask |= 1 << c
-            if ok:
+            count = combinations.set_members(subsets, candidates[v], r, nodes)
+            if count >= 0:
+                mask = 0
+                for q in range(count):
+                    mask |= 1 << nodes[q]
                 masks[v, r] = mask
     return masks
 

@@ -542,37 +542,28 @@ def _advance(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
 def _best_dag(order, candidates, scores, subsets):
     """Per node, the best parent set (lowest rank among ties) that the order allows."""
     n = order.shape[0]
-    k = subsets.shape[1]
     pos = np.empty(n, dtype=np.int64)
     for p in range(n):
         pos[order[p]] = p
+    nodes = np.empty(max(subsets.shape[1], 1), dtype=np.int64)
     adjacency = np.zeros((n, n), dtype=np.bool_)
     total = 0.0
     for v in range(n):
         best = -np.inf
         best_r = 0
         for r in range(scores.shape[1]):
-            x = scores[v, r]
-            if not x > best:
+            if not scores[v, r] > best:
                 continue
-            ok = True
-            for q in range(k):
-                p = subsets[r, q]
-                if p < 0:
-                    break
-                c = candidates[v, p]
-                if c < 0 or pos[c] > pos[v]:
-                    ok = False
-                    break
+            count = combinations.set_members(subsets, candidates[v], r, nodes)
+            ok = count >= 0
+            for q in range(max(count, 0)):
+                ok &= pos[nodes[q]] < pos[v]
             if ok:
-                best = x
+                best = scores[v, r]
                 best_r = r
         total += best
-        for q in range(k):
-            p = subsets[best_r, q]
-            if p < 0:
-                break
-            adjacency[candidates[v, p], v] = True
+        for q in range(combinations.set_members(subsets, candidates[v], best_r, nodes)):
+            adjacency[nodes[q], v] = True
     return adjacency, total
 
 
