@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Measure the accuracy of ``tandem.core.fmath`` in ulps, on big input sets.
+"""Measure the accuracy of ``tandem.core.fmath`` and ``fmath32`` in ulps, on big input sets.
 
 For each function and input set it prints one row of a markdown table: the
 maximum and mean error in ulps of the exact result, and the share of
-results equal to the reference rounded to float64 (correctly rounded, up to
-the reference's own error).  ``tests/test_fmath.py`` pins the same bounds on
+results equal to the reference rounded to the function's precision
+(correctly rounded, up to the reference's own error); ulps are float64 ulps
+for fmath and float32 ulps for fmath32.  ``tests/test_fmath.py`` pins the same bounds on
 smaller sets.
 
 The reference is NumPy's ``longdouble`` where that is x87 extended precision
@@ -22,8 +23,8 @@ Usage::
 
 ``--coefficients`` recomputes the polynomial coefficients of
 ``tandem/core/fmath.py`` (Chebyshev interpolation with mpmath at 60 digits,
-rounded to float64), prints them and says whether they equal the constants
-in the module.
+rounded to float64) and ``fmath32.py`` (50 digits, rounded to float32),
+prints them and says whether they equal the constants in the modules.
 """
 
 import argparse
@@ -35,7 +36,7 @@ import numba
 import numpy as np
 
 from tandem import core
-from tandem.core import fmath
+from tandem.core import fmath, fmath32
 
 LD = np.longdouble
 CHUNK = 2**22
@@ -60,10 +61,24 @@ def _loops():
         for i in range(u.size):
             s[i], c[i] = sincos2pi64(u[i])
 
-    return log_loop, exp_loop, sincos_loop
+    log_word32, sincos2pi_word32 = fmath32.log_word32, fmath32.sincos2pi_word32
+
+    @numba.njit
+    def log32_loop(w, out):
+        for i in range(w.size):
+            out[i] = log_word32(w[i])
+
+    @numba.njit
+    def sincos32_loop(w, s, c):
+        for i in range(w.size):
+            s[i], c[i] = sincos2pi_word32(w[i])
+
+    return log_loop, exp_loop, sincos_loop, log32_loop, sincos32_loop
 
 
-LOG_LOOP, EXP_LOOP, SINCOS_LOOP = _loops()
+LOG_LOOP, EXP_LOOP, SINCOS_LOOP, LOG32_LOOP, SINCOS32_LOOP = _loops()
+# The fmath32 functions take words; their results are compared in f32 ulps.
+WORD_FUNCTIONS = {"log_word32": "log64", "sincos2pi_word32": "sincos2pi64"}
 
 
 def ours(name, x):
@@ -76,13 +91,26 @@ def ours(name, x):
         out = np.empty_like(x)
         EXP_LOOP(x, out)
         return {"exp64": out}
+    if name == "log_word32":
+        out = np.empty(x.size, np.float32)
+        LOG32_LOOP(x, out)
+        return {"log_word32": out}
     s, c = np.empty_like(x), np.empty_like(x)
+    if name == "sincos2pi_word32":
+        s, c = np.empty(x.size, np.float32), np.empty(x.size, np.float32)
+        SINCOS32_LOOP(x, s, c)
+        return {"sin32": s, "cos32": c}
     SINCOS_LOOP(x, s, c)
     return {"sin": s, "cos": c}
 
 
 def reference(name, x):
     """The longdouble reference, same keys as :func:`ours`."""
+    if name == "log_word32":
+        return {name: reference("log64", (x + np.uint64(1)).astype(LD) * LD(2.0**-32))["log64"]}
+    if name == "sincos2pi_word32":
+        ref = reference("sincos2pi64", x.astype(np.float64) * 2.0**-32)
+        return {"sin32": ref["sin"], "cos32": ref["cos"]}
     xl = x.astype(LD)
     if name == "log64":
         return {"log64": np.log(xl)}
@@ -110,9 +138,9 @@ def mp_reference(name, v):
 
 
 def ulp_errors(y, ref):
-    """|y - ref| in ulps of ref (float64 ulps; ref as longdouble)."""
+    """|y - ref| in ulps of ref (ulps of y's precision; ref as longdouble)."""
     _, e = np.frexp(ref)
-    ulp = np.ldexp(LD(1), e - 53)
+    ulp = np.ldexp(LD(1), e - (np.finfo(y.dtype).nmant + 1))
     err = np.abs((y.astype(LD) - ref) / np.where(ref == 0, 1, ulp))
     return np.where(ref == 0, np.where(y == 0, 0.0, np.inf), err).astype(np.float64)
 
@@ -192,6 +220,18 @@ def input_sets(scale):
         for start in range(0, 2**24, CHUNK):
             yield np.arange(start, min(start + CHUNK, 2**24), scale, dtype=np.float64) * 2.0**-24
 
+    def words(first):
+        def gen():
+            for start in range(first, first + 2**24, CHUNK):
+                yield np.arange(start, min(start + CHUNK, first + 2**24), scale, dtype=np.uint64)
+        return gen
+
+    def random_words():
+        for i in range(0, n24, CHUNK):
+            w = rng.integers(0, 2**32, min(CHUNK, n24 - i), dtype=np.uint64)
+            w[:2] = 0, 2**32 - 1
+            yield w
+
     return [
         ("log64", "all (w+1) 2^-24", all24, n24),
         ("log64", "(w+1) 2^-32, random w", sub32, n24),
@@ -201,6 +241,11 @@ def input_sets(scale):
         ("exp64", "uniform [-708, 709]", uniform(-708.0, 709.0), n22),
         ("sincos2pi64", "all k 2^-24", all24_from0, n24),
         ("sincos2pi64", "m 2^-53, random m", rand53(0), n24),
+        ("log_word32", "all w < 2^24", words(0), n24),
+        ("log_word32", "all w >= 2^32 - 2^24", words(2**32 - 2**24), n24),
+        ("log_word32", "random w", random_words, n24),
+        ("sincos2pi_word32", "all w < 2^24", words(0), n24),
+        ("sincos2pi_word32", "random w", random_words, n24),
     ]
 
 
@@ -212,7 +257,7 @@ def measure(scale):
             got, ref = ours(name, x), reference(name, x)
             for key in got:
                 err = ulp_errors(got[key], ref[key])
-                exact = got[key] == ref[key].astype(np.float64)
+                exact = got[key] == ref[key].astype(got[key].dtype)
                 m, s, c, n = stats.get(key, (0.0, 0.0, 0, 0))
                 stats[key] = (max(m, err.max()), s + err.sum(), c + int(exact.sum()), n + x.size)
         for key, (m, s, c, n) in stats.items():
@@ -294,6 +339,39 @@ def derive_coefficients():
     return result
 
 
+def derive_coefficients32():
+    """The polynomial coefficients of fmath32, lowest degree first, as float32."""
+    mp.mp.dps = 50
+    margin = 1 + mp.mpf(2) ** -20
+    a = mp.pi / 2
+
+    def log_q(f):  # log(1 + f) = f + f**2 Q(f)
+        return (mp.log1p(f) - f) / f**2 if f else -mp.mpf(1) / 2
+
+    def sin_s(x):  # sin(pi/2 v) = v (A + x S(x)), x = v**2
+        v = mp.sqrt(x)
+        return (mp.sin(a * v) / v - a) / x if x else -a**3 / 6
+
+    def cos_c(x):  # cos(pi/2 v) = 1 + x C(x)
+        v = mp.sqrt(x)
+        return (mp.cos(a * v) - 1) / x if x else -a**2 / 2
+
+    specs = {
+        "_LOG_Q": (log_q, ((mp.sqrt(mp.mpf(1) / 2) - 1) * margin, (mp.sqrt(2) - 1) * margin), 8),
+        "_SIN_S": (sin_s, (0, margin / 4), 3),
+        "_COS_C": (cos_c, (0, margin / 4), 3),
+    }
+    result = {}
+    for name, (f, interval, degree) in specs.items():
+        c = mp.chebyfit(f, list(interval), degree + 1)  # highest degree first
+        coefficients = tuple(np.float32(float(v)) for v in reversed(c))
+        grid = [interval[0] + (interval[1] - interval[0]) * i / 2000 for i in range(2001)]
+        error = max(abs(mp.polyval([float(v) for v in reversed(coefficients)], x) - f(x)) / abs(f(x))
+                    for x in grid)
+        result[name] = (coefficients, float(mp.log(error, 2)))
+    return result
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="16x fewer inputs")
@@ -303,11 +381,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.coefficients:
         same = True
-        for name, (coefficients, log2_error) in derive_coefficients().items():
-            match = coefficients == getattr(fmath, name)
-            same &= match
-            print(f"{name} = {coefficients!r}\n    # max |error| 2**{log2_error:.1f}; "
-                  f"{'equals' if match else 'DIFFERS FROM'} fmath.{name}")
+        for module, derived, kind in ((fmath, derive_coefficients(), "absolute"),
+                                      (fmath32, derive_coefficients32(), "relative")):
+            for name, (coefficients, log2_error) in derived.items():
+                match = coefficients == getattr(module, name)
+                same &= match
+                print(f"{name} = {coefficients!r}\n    # max {kind} error 2**{log2_error:.1f}; "
+                      f"{'equals' if match else 'DIFFERS FROM'} {module.__name__}.{name}")
         return 0 if same else 1
     if args.throughput:
         throughput()

@@ -21,6 +21,7 @@ import numpy as np
 from ..core.addressing import join64
 from ..core.choice import alias_index
 from ..core.fmath import fma
+from ..core.fmath32 import fma32
 from ..core.normal import (
     exponential64,
     exponential_word,
@@ -45,6 +46,11 @@ _ZERO = U64(0)
 def as_float(bits):
     """The float64 whose bits are ``bits``."""
     return np.uint64(bits).view(np.float64)
+
+
+def as_float32(bits):
+    """The float64 whose bits are ``bits``, rounded to float32."""
+    return np.float32(as_float(bits))
 
 
 # -- value maps ---------------------------------------------------------------
@@ -94,7 +100,7 @@ def map_exponential64(lo, hi, params, table):
 
 
 def map_exponential32(lo, hi, params, table):
-    return np.float32(exponential_word(lo) * as_float(params[0])), True
+    return exponential_word(lo) * as_float32(params[0]), True
 
 
 def map_choice(lo, hi, params, table):
@@ -103,8 +109,8 @@ def map_choice(lo, hi, params, table):
 
 def pair_normal32(even, odd, params, table):
     c, s = normal_pair(even, odd)
-    scale, loc = as_float(params[0]), as_float(params[1])
-    return np.float32(fma(c, scale, loc)), np.float32(fma(s, scale, loc)), True, True
+    scale, loc = as_float32(params[0]), as_float32(params[1])
+    return fma32(c, scale, loc), fma32(s, scale, loc), True, True
 
 
 # -- retries ----------------------------------------------------------------------

@@ -3,18 +3,17 @@
 Written apart from ``tandem.core`` on purpose: the bijections here are array
 code transcribed from Random123's ``philox.h`` and ``threefry.h`` and each
 element is computed from its own position, with no blocks, chunks or tiles.
-The distributions are transcribed from ``docs/spec.md``; only the f64 math
+The distributions are transcribed from ``docs/spec.md``; only the math
 functions (pinned by their accuracy tests) and the ziggurat tables (pinned
 by their own checks) come from ``tandem.core``.  The CPU and GPU backends
 must agree with it bit for bit.
 """
 
 import itertools
-import math
 
 import numpy as np
 
-from ..core import fmath
+from ..core import fmath, fmath32
 from ..core import ziggurat_tables as zt
 
 M32 = np.uint64(0xFFFFFFFF)
@@ -126,7 +125,7 @@ _MAPS = {
 }
 
 
-# -- normal, exponential, choice: element by element, with core's f64 math ------
+# -- normal, exponential, choice: element by element, with core's math ----------
 
 def _as_float(bits):
     return float(np.uint64(bits).view(np.float64))
@@ -151,7 +150,8 @@ def _exponential64(d, params, table):
 
 
 def _exponential32(w, params, table):
-    return np.float32(_minus_log((w + 1) * 2.0**-32) * _as_float(params[0]))
+    minus_log = np.float32(0.0) - fmath32.log_word32(np.uint64(w))
+    return minus_log * np.float32(_as_float(params[0]))
 
 
 def _choice(d, params, table):
@@ -215,12 +215,10 @@ def _scaled(spec, z):
 
 
 def _normal32_pair(even, odd, params):
-    log_u = float(fmath.log64((even + 1) * 2.0**-32))
-    r = math.sqrt(0.0 - (log_u + log_u))
-    s, c = fmath.sincos2pi64(odd * 2.0**-32)
-    scale, loc = _as_float(params[0]), _as_float(params[1])
-    return (np.float32(fmath.fma(r * float(c), scale, loc)),
-            np.float32(fmath.fma(r * float(s), scale, loc)))
+    r = fmath32.sqrt32(fmath32.log_word32(np.uint64(even)) * np.float32(-2.0))
+    s, c = fmath32.sincos2pi_word32(np.uint64(odd))
+    scale, loc = (np.float32(_as_float(p)) for p in params[:2])
+    return fmath32.fma32(r * c, scale, loc), fmath32.fma32(r * s, scale, loc)
 
 
 _MAPS.update({

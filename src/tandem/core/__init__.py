@@ -17,7 +17,8 @@ with Numba (``register_jitable``), which imports Numba; importing
 
 import importlib
 
-_MODULES = ("bijections", "derivation", "addressing", "uniform", "fmath", "normal", "choice")
+_MODULES = ("bijections", "derivation", "addressing", "uniform", "fmath", "fmath32", "normal",
+            "choice")
 _registered = set()
 
 

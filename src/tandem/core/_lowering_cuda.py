@@ -1,7 +1,7 @@
 """CUDA implementations of core functions (numba-cuda), called by
 :func:`tandem.core.register_cuda`.
 
-* ``fma``: ``numba.cuda.fma`` (PTX ``fma.rn.f64``);
+* ``fma`` and ``fma32``: ``numba.cuda.fma`` (PTX ``fma.rn.f64``, ``fma.rn.f32``);
 * ``np.divide`` of two scalars as ``/``, which numba-cuda does not type
   otherwise (``log64`` divides with ``np.divide`` because on the CPU ``/``
   carries a zero-divisor branch that stops a calling loop from vectorising);
@@ -16,10 +16,11 @@ from llvmlite import ir
 from numba import types
 
 from .fmath import fma
+from .fmath32 import fma32
 
 
 def lower_cuda():
-    """Register the CUDA implementations of ``fma``, scalar ``np.divide``,
+    """Register the CUDA implementations of ``fma``, ``fma32``, scalar ``np.divide``,
     ``mulhilo32`` and ``mulhilo64``."""
     from numba import cuda
     from numba.cuda import libdevice
@@ -61,13 +62,17 @@ def lower_cuda():
             return np.uint64(libdevice.umul64hi(a, b)), a * b
         return impl
 
-    @cuda_overload(fma, target="cuda")
-    def _fma_cuda(a, b, c):
-        if all(isinstance(t, (types.Float, types.Integer, types.Boolean)) for t in (a, b, c)):
-            def impl(a, b, c):
-                return cuda.fma(np.float64(a), np.float64(b), np.float64(c))
-            return impl
-        return None
+    def overload_fma(fn, real):
+        @cuda_overload(fn, target="cuda")
+        def _fma_cuda(a, b, c):
+            if all(isinstance(t, (types.Float, types.Integer, types.Boolean)) for t in (a, b, c)):
+                def impl(a, b, c):
+                    return cuda.fma(real(a), real(b), real(c))
+                return impl
+            return None
+
+    overload_fma(fma, np.float64)
+    overload_fma(fma32, np.float32)
 
     @cuda_overload(np.divide, target="cuda")
     def _divide_cuda(a, b):

@@ -4,12 +4,11 @@
   ``d & 1023``, sign bit 10, mantissa ``m = d >> 11`` (53 bits).  The fast
   path returns ``±m * W[layer]`` when ``m < K[layer]``; otherwise the draw is a
   miss, resolved by :func:`normal64_miss` on its continuation stream.
-* f32 normal: Box-Muller on an aligned word pair, computed in f64 and rounded
-  once.
-* exponential: ``-log u`` of a uniform in ``(0, 1]``.
+* f32 normal: Box-Muller on an aligned word pair, computed in f32.
+* exponential: ``-log u`` of a uniform in ``(0, 1]``, in the output's precision.
 
 The tables are in :mod:`tandem.core.ziggurat_tables`; the math functions in
-:mod:`tandem.core.fmath`.  Every product that feeds a sum goes through
+:mod:`tandem.core.fmath` (f64) and :mod:`tandem.core.fmath32` (f32).  Every product that feeds a sum goes through
 ``fma`` (or is exact), so CPU and GPU round alike.
 
 Guaranteed across versions: every value for every draw.
@@ -22,8 +21,9 @@ import numpy as np
 from ._marks import inline
 from .addressing import join64, pair_at
 from .bijections import U64
-from .fmath import exp64, fma, log64, sincos2pi64
-from .uniform import top53_float, uniform64, word_float
+from .fmath import exp64, fma, log64
+from .fmath32 import log_word32, sincos2pi_word32, sqrt32
+from .uniform import top53_float, uniform64
 from .ziggurat_tables import K, R, F, W
 
 #: The ziggurat's tables in one uint64 array: ``K`` at ``[layer]``, the bits
@@ -42,7 +42,8 @@ _ZERO = U64(0)
 _ONE = U64(1)
 _TWO = U64(2)
 _FOUR = U64(4)
-_WORD_ULP = 2.0**-32
+_MINUS_TWO32 = np.float32(-2.0)
+_ZERO32 = np.float32(0.0)
 
 
 def _table_float(table, i):
@@ -125,15 +126,14 @@ def normal64_miss_table(generator, k0, k1, k2, k3, g, lo, hi, table):
 
 @inline
 def normal_pair(even, odd):
-    """Box-Muller on the word pair ``(even, odd)``: ``(r cos θ, r sin θ)`` in f64.
+    """Box-Muller on the word pair ``(even, odd)``: ``(r cos θ, r sin θ)`` in f32.
 
     ``r = sqrt(-2 log u)`` with ``u = (even + 1) / 2**32`` in ``(0, 1]`` and
-    ``θ = 2π odd / 2**32``.  The even word's element takes the cosine, the
-    odd word's the sine.
+    ``θ = 2π odd / 2**32``, by :mod:`tandem.core.fmath32`.  The even word's
+    element takes the cosine, the odd word's the sine.
     """
-    log_u = log64((word_float(even) + 1.0) * _WORD_ULP)
-    r = math.sqrt(0.0 - (log_u + log_u))
-    s, c = sincos2pi64(word_float(odd) * _WORD_ULP)
+    r = sqrt32(log_word32(even) * _MINUS_TWO32)
+    s, c = sincos2pi_word32(odd)
     return r * c, r * s
 
 
@@ -145,5 +145,5 @@ def exponential64(lo, hi):
 
 @inline
 def exponential_word(w):
-    """``-log u`` with ``u = (w + 1) / 2**32`` in ``(0, 1]``, in f64."""
-    return 0.0 - log64((word_float(w) + 1.0) * _WORD_ULP)
+    """``-log u`` with ``u = (w + 1) / 2**32`` in ``(0, 1]``, in f32."""
+    return _ZERO32 - log_word32(w)
