@@ -43,8 +43,10 @@ F32 = np.float32
 _LOG_CARRY = U64(0x3FF0000000000000 - 0x3FE6A09E667F3BCD)
 _EXP_SHIFT = U64(52)
 _EXP_ONE = U64(0x3FF0000000000000)
+# (w | _TWO52_BITS) viewed as an f64 is 2**52 + w, so subtracting _TWO52_LESS_ONE
+# leaves w + 1, exactly.
 _TWO52_BITS = U64(0x4330000000000000)
-_TWO52 = 4503599627370496.0
+_TWO52_LESS_ONE = 4503599627370495.0
 _ONE = U64(1)
 # kb | _K_BITS viewed as an f32 is 2**23 + kb, so subtracting _K_ZERO leaves
 # the exponent k of u = (w + 1) 2**-32 = 2**k z: kb = k + 1023 + 32.
@@ -61,12 +63,14 @@ _LOG_Q = (F32(-0.4999999701976776), F32(0.3333333134651184), F32(-0.250007808208
           F32(-0.13127557933330536), F32(0.12722676992416382), F32(-0.07673641294240952))
 
 # ---- sin, cos of 2 pi t -------------------------------------------------------
-# t = w 2**-32 = (n + v) / 4 with n = round(4t) and v in [-1/2, 1/2]: the
-# angle is n pi/2 + a with a = pi/2 v.  Integer arithmetic gives n and
-# v 2**30 exactly.
+# t = w 2**-32 = (n + v) / 4 with n = round(4t) and v in [-1/2, 1/2): the
+# angle is n pi/2 + a with a = pi/2 v.  In s = (w + 2**29) mod 2**32, the
+# top two bits are n mod 4 and the low 30 are v 2**30 + 2**29.
+_MASK32 = U64(0xFFFFFFFF)
 _QUARTER_SHIFT = U64(30)
+_MASK30 = U64(2**30 - 1)
 _EIGHTH = U64(2**29)
-_QUADRANT = U64(3)
+_TWO = U64(2)
 _V_SCALE = F32(2.0**-30)
 _A_HI = F32(1.5707963705062866)  # pi/2 rounded: 0x3FC90FDB
 _A_LO = F32(-4.371138828673793e-08)  # pi/2 - _A_HI, rounded: 0xB33BBD2E
@@ -154,8 +158,7 @@ def log_word32(w):
     rounded once to f32.  Then ``log u = k ln2_hi + (k ln2_lo + f + f**2
     Q(f))``, two fmas with ``k ln2_hi`` exact.
     """
-    m = np.uint64(w + _ONE)
-    bits = np.float64(np.uint64(m | _TWO52_BITS).view(np.float64) - _TWO52).view(np.uint64)
+    bits = np.float64(np.uint64(w | _TWO52_BITS).view(np.float64) - _TWO52_LESS_ONE).view(np.uint64)
     kb = (bits + _LOG_CARRY) >> _EXP_SHIFT
     z = np.uint64(bits + _EXP_ONE - (kb << _EXP_SHIFT)).view(np.float64)
     f = F32(z - 1.0)
@@ -189,18 +192,18 @@ def sincos2pi_word32(w):
     ``cos(π/2 v) = 1 + x C(x)`` with ``x = v**2``; the quadrant ``n mod 4``
     swaps them and flips signs.
     """
-    shifted = np.uint64(w + _EIGHTH)
-    n = shifted >> _QUARTER_SHIFT
-    v = F32(np.int32(np.int64(shifted - (n << _QUARTER_SHIFT)) - np.int64(_EIGHTH))) * _V_SCALE
+    shifted = (w + _EIGHTH) & _MASK32
+    q = shifted >> _QUARTER_SHIFT  # n mod 4, the quadrant
+    v = F32(np.int32(np.int64(shifted & _MASK30) - np.int64(_EIGHTH))) * _V_SCALE
     x = v * v
     s = fma32(fma32(fma32(_SIN_S[3], x, _SIN_S[2]), x, _SIN_S[1]), x, _SIN_S[0])
     sin_v = fma32(v, _A_HI, fma32(v, fma32(x, s, _A_LO), F32(0.0)))
     c = fma32(fma32(fma32(_COS_C[3], x, _COS_C[2]), x, _COS_C[1]), x, _COS_C[0])
     cos_v = fma32(x, c, F32(1.0))
-    q = n & _QUADRANT
+    # (sin, cos) by quadrant: (s, c), (c, -s), (-s, -c), (-c, s)
     swapped = (q & _ONE) != 0
     sin_q = cos_v if swapped else sin_v
     cos_q = sin_v if swapped else cos_v
-    sin_t = -sin_q if q >= U64(2) else sin_q
-    cos_t = -cos_q if q == _ONE or q == U64(2) else cos_q
+    sin_t = -sin_q if (q & _TWO) != 0 else sin_q
+    cos_t = -cos_q if ((q + _ONE) & _TWO) != 0 else cos_q
     return sin_t, cos_t
