@@ -11,6 +11,13 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .. import core
+
+core.register()
+_exp64 = core.exp64
+# exp64 needs x >= -708; below, a weight is under 3.3e-308 of the largest and is 0.
+_EXP_FLOOR = -708.0
+
 SYSTEMATIC, STRATIFIED, MULTINOMIAL = 0, 1, 2
 SCHEME_CODES = {"systematic": SYSTEMATIC, "stratified": STRATIFIED, "multinomial": MULTINOMIAL}
 
@@ -50,7 +57,8 @@ _CHUNK = 1 << 14
 def weigh(log_weights, x, w, cdf, mean, variance):
     """One step's weights and moments, in parallel passes over fixed chunks.
 
-    Writes ``w = exp(log_weights - top)``, ``cdf`` (the cumulative sum of
+    Writes ``w = exp(log_weights - top)`` (:func:`tandem.core.exp64`, and 0
+    below ``exp(-708)``), ``cdf`` (the cumulative sum of
     ``w``: within each chunk of ``_CHUNK`` elements in order, plus the sum
     of the chunks before) and the weighted ``mean`` and ``variance`` of the
     rows of ``x`` (shape ``(n, d)``); returns ``(top, total, sum of w**2)``.
@@ -76,10 +84,13 @@ def weigh(log_weights, x, w, cdf, mean, variance):
     # per chunk: sum of w, of w**2, and of w x_j for each column j
     sums = np.zeros((chunks, 2 + d))
     for c in prange(chunks):
+        for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):  # vectorised: no branch
+            v = log_weights[i] - top
+            wi = _exp64(max(v, _EXP_FLOOR))
+            w[i] = wi if v >= _EXP_FLOOR else 0.0
         running = squares = 0.0
         for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
-            wi = math.exp(log_weights[i] - top)
-            w[i] = wi
+            wi = w[i]
             running += wi
             cdf[i] = running
             squares += wi * wi

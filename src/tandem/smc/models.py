@@ -79,8 +79,7 @@ class LinearGaussian:
         return stream.normal(out=out, loc=self.initial_mean, scale=self.initial_sd)[1]
 
     def sample_transition(self, x, t, stream, out):
-        stream = stream.normal(out=out)[1]
-        out *= self.process_sd
+        stream = stream.normal(out=out, scale=self.process_sd)[1]
         out += self.transition * x
         return stream
 
