@@ -25,12 +25,20 @@ _U64_LIMIT = 2**64
 
 
 def _as_uint(value, name, limit):
+    if type(value) is int and 0 <= value < limit:  # the common case, without ABC checks
+        return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     value = int(value)
     if not 0 <= value < limit:
         raise ValueError(f"{name} must be in [0, 2**{limit.bit_length() - 1}), got {value}")
     return value
+
+
+@functools.lru_cache(maxsize=4096)
+def _string_word(purpose):
+    digest = hashlib.blake2b(purpose.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
 
 
 def purpose_word(purpose):
@@ -43,8 +51,7 @@ def purpose_word(purpose):
     reserved for the library's own purposes.
     """
     if isinstance(purpose, str):
-        digest = hashlib.blake2b(purpose.encode("utf-8"), digest_size=8).digest()
-        return int.from_bytes(digest, "little"), int(_der.DOMAIN_PURPOSE_STR)
+        return _string_word(purpose), int(_der.DOMAIN_PURPOSE_STR)
     return _as_uint(purpose, "purpose", _U64_LIMIT), int(_der.DOMAIN_PURPOSE_INT)
 
 
@@ -116,12 +123,12 @@ class Stream:
         """The integer whose little-endian 32-bit words are the key."""
         return sum(k << (32 * i) for i, k in enumerate(self._key))
 
-    def _replace(self, *, key=None, lane=None, position=None):
-        return type(self)(
-            key=self._key if key is None else key,
-            lane=self._lane if lane is None else lane,
-            position=self._position if position is None else position,
-        )
+    @classmethod
+    def _from_checked(cls, key, lane, position):
+        """A stream from values already checked, without checking them again."""
+        stream = object.__new__(cls)
+        stream._key, stream._lane, stream._position = key, lane, position
+        return stream
 
     def __eq__(self, other):
         if not isinstance(other, Stream):
@@ -150,7 +157,8 @@ class Stream:
             :func:`purpose_word`).
         """
         word, domain = purpose_word(purpose)
-        return type(self)(key=_derive_sub(self.generator, self._key, self._lane, word, domain))
+        return self._from_checked(_derive_sub(self.generator, self._key, self._lane, word, domain),
+                                  0, 0)
 
     def split(self, g):
         """Lane ``g`` of the split key of (key, lane), at position 0.
@@ -159,7 +167,7 @@ class Stream:
         per-item stream costs no key derivation; distinct ``g`` never overlap.
         """
         g = _as_uint(g, "g", _U64_LIMIT)
-        return type(self)(key=_derive_split(self.generator, self._key, self._lane), lane=g)
+        return self._from_checked(_derive_split(self.generator, self._key, self._lane), g, 0)
 
     def skip(self, n):
         """The same stream ``n`` words further on (``n`` may be negative)."""
@@ -169,7 +177,8 @@ class Stream:
 
     def at(self, position):
         """The same stream at word ``position`` in ``[0, 2**64]``."""
-        return self._replace(position=_as_uint(position, "position", POSITION_LIMIT + 1))
+        return self._from_checked(self._key, self._lane,
+                                  _as_uint(position, "position", POSITION_LIMIT + 1))
 
     # -- fills (tandem.distributions does the work) -----------------------
     # Every fill takes ``out`` (a NumPy or CUDA array to write into),

@@ -138,10 +138,10 @@ def _kernels(kind, width, generator):
 
 @contextlib.contextmanager
 def _threads(threads):
-    if threads is None:
+    previous = numba.get_num_threads()
+    if threads is None or threads == previous:
         yield
         return
-    previous = numba.get_num_threads()
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
     try:
         yield

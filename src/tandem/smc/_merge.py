@@ -49,8 +49,9 @@ def inverse_cdf_sorted(cdf, points):
 
 
 # Elements per prange iteration of the compiled passes: fixed, so that every
-# sum and the resampling never depend on the thread count.
-_CHUNK = 1 << 14
+# sum and the resampling never depend on the thread count; small enough that
+# 10**5 particles split evenly over two threads (25 chunks, not 7).
+_CHUNK = 1 << 12
 
 
 @njit(cache=True, parallel=True)
@@ -150,5 +151,8 @@ def resample_into(scheme, cdf, u, x, out):
             if j < 0:
                 j = min(np.searchsorted(cdf, target, side="right"), n - 1)
             j = _advance(cdf, j, target)
-            for d in range(x.shape[1]):
-                out[k, d] = x[j, d]
+            if x.shape[1] == 1:  # the common scalar state, without an inner loop
+                out[k, 0] = x[j, 0]
+            else:
+                for d in range(x.shape[1]):
+                    out[k, d] = x[j, d]
