@@ -242,7 +242,9 @@ class Stream:
         f64: a 1024-layer ziggurat on one 64-bit draw per element; misses
         (about 0.4 %) continue on ``split(g)`` of ``sub("tandem.normal64")``.
         f32: Box-Muller on the aligned word pair of each element, one word per
-        element.  The value is ``fma(z, scale, loc)`` of the standard variate.
+        element, in f32 arithmetic (``tandem.core.fmath32``).  The value is
+        ``fma(z, scale, loc)`` of the standard variate, in the output's
+        precision (for f32 with ``loc`` and ``scale`` rounded to f32).
         """
         from . import distributions
 
@@ -254,7 +256,8 @@ class Stream:
         """Exponential variates with mean ``scale``: ``(values, next stream)``.
 
         ``-log u`` times ``scale``, with ``u`` in ``(0, 1]`` from one 64-bit
-        draw (f64) or one word (f32) per element.
+        draw (f64) or one word (f32, computed in f32 with ``scale`` rounded
+        to f32) per element.
         """
         from . import distributions
 
