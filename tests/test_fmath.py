@@ -535,8 +535,9 @@ def _host_has_avx2_fma():
 
 
 @pytest.mark.skipif(not _host_has_avx2_fma(), reason="needs a host CPU with AVX2 and FMA")
-@pytest.mark.parametrize("loop, packed", [(_log_loop, "pd"), (_exp_loop, "pd"), (_sincos_loop, "pd"),
-                                          (_log32_loop, "ps"), (_sincos32_loop, "ps")],
+@pytest.mark.parametrize("loop, packed", [(_log_loop, "pd"), (_exp_loop, "pd"),
+                                          (_sincos_loop, "pd"), (_log32_loop, "ps"),
+                                          (_sincos32_loop, "ps")],
                          ids=["log64", "exp64", "sincos2pi64", "log_word32", "sincos2pi_word32"])
 def test_loops_vectorise(loop, packed):
     asm = "\n".join(loop.inspect_asm().values())

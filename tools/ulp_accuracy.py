@@ -366,8 +366,8 @@ def derive_coefficients32():
         c = mp.chebyfit(f, list(interval), degree + 1)  # highest degree first
         coefficients = tuple(np.float32(float(v)) for v in reversed(c))
         grid = [interval[0] + (interval[1] - interval[0]) * i / 2000 for i in range(2001)]
-        error = max(abs(mp.polyval([float(v) for v in reversed(coefficients)], x) - f(x)) / abs(f(x))
-                    for x in grid)
+        polynomial = [float(v) for v in reversed(coefficients)]
+        error = max(abs(mp.polyval(polynomial, x) - f(x)) / abs(f(x)) for x in grid)
         result[name] = (coefficients, float(mp.log(error, 2)))
     return result
 

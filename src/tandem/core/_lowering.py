@@ -2,13 +2,12 @@
 
 :func:`tandem.core.fmath.fma` and :func:`tandem.core.fmath32.fma32` are exact
 rational arithmetic in plain Python; compiled code needs the hardware
-instruction.  :func:`tandem.core.register`
-imports this module instead of ``register_jitable``-ing a function marked
-``__tandem_lowered__``.
+instruction.  :func:`tandem.core.register` imports this module instead of
+``register_jitable``-ing a function marked ``__tandem_lowered__``.
 
-* CPU: ``llvm.fma.f64`` (``llvm.fma.f32``), which LLVM emits as ``vfmadd`` on a CPU with FMA
-  (and vectorises in loops), or as a call to a correctly rounded ``fma``
-  otherwise.  LLVM inlines it into the caller.
+* CPU: ``llvm.fma.f64`` (``llvm.fma.f32``), which LLVM emits as ``vfmadd``
+  on a CPU with FMA (and vectorises in loops), or as a call to a correctly
+  rounded ``fma`` otherwise.  LLVM inlines it into the caller.
 * CUDA: :mod:`tandem.core._lowering_cuda`.
 """
 

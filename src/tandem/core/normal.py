@@ -8,8 +8,9 @@
 * exponential: ``-log u`` of a uniform in ``(0, 1]``, in the output's precision.
 
 The tables are in :mod:`tandem.core.ziggurat_tables`; the math functions in
-:mod:`tandem.core.fmath` (f64) and :mod:`tandem.core.fmath32` (f32).  Every product that feeds a sum goes through
-``fma`` (or is exact), so CPU and GPU round alike.
+:mod:`tandem.core.fmath` (f64) and :mod:`tandem.core.fmath32` (f32).  Every
+product that feeds a sum goes through ``fma`` (or is exact), so CPU and GPU
+round alike.
 
 Guaranteed across versions: every value for every draw.
 """
