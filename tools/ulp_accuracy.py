@@ -77,8 +77,6 @@ def _loops():
 
 
 LOG_LOOP, EXP_LOOP, SINCOS_LOOP, LOG32_LOOP, SINCOS32_LOOP = _loops()
-# The fmath32 functions take words; their results are compared in f32 ulps.
-WORD_FUNCTIONS = {"log_word32": "log64", "sincos2pi_word32": "sincos2pi64"}
 
 
 def ours(name, x):

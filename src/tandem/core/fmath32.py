@@ -34,18 +34,15 @@ from fractions import Fraction
 import numpy as np
 
 from .bijections import U64
+# The bit fields of a float64, and the carry that reduces its mantissa to
+# [sqrt(1/2), sqrt(2)), as in log64.
+from .fmath import _EXP_ONE, _EXP_SHIFT, _LOG_CARRY, _TWO52_BITS
 
 F32 = np.float32
 
 # ---- log --------------------------------------------------------------------
-# As in fmath.log64: adding this to the bits of an f64 carries into the
-# exponent exactly when its mantissa is at least that of sqrt(1/2).
-_LOG_CARRY = U64(0x3FF0000000000000 - 0x3FE6A09E667F3BCD)
-_EXP_SHIFT = U64(52)
-_EXP_ONE = U64(0x3FF0000000000000)
 # (w | _TWO52_BITS) viewed as an f64 is 2**52 + w, so subtracting _TWO52_LESS_ONE
 # leaves w + 1, exactly.
-_TWO52_BITS = U64(0x4330000000000000)
 _TWO52_LESS_ONE = 4503599627370495.0
 _ONE = U64(1)
 # kb | _K_BITS viewed as an f32 is 2**23 + kb, so subtracting _K_ZERO leaves

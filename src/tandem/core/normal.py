@@ -15,8 +15,6 @@ round alike.
 Guaranteed across versions: every value for every draw.
 """
 
-import math
-
 import numpy as np
 
 from ._marks import inline
