@@ -52,7 +52,7 @@ for _fn in (*maps.functions(), _map_normal64_marked):
     core.jitable_cpu(_fn, inline=True)
 
 
-def _make_kernels(width, value_map, retry, block_at, nan_marks):
+def _make_kernels(width, value_map, retry, block_at, nan_marks, staged):
     """The fill and addressed kernels of one kind for one generator.
 
     ``value_map`` is a pair map when ``width`` is 1 (so that a map may use
@@ -60,11 +60,31 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks):
     ``block_at`` is the generator's inlined block function: each kernel
     compiles one bijection, not both.  With ``nan_marks`` the map returns NaN
     for a rejected draw, and mending a tile recomputes only those elements.
+    With ``staged`` a tile's blocks are written to a small buffer before the
+    map reads them: LLVM then vectorises the bijection, which it leaves
+    scalar in a loop that also gathers from the map's tables.
     """
     per_block = 4 // width
 
     draw = core.jitable_cpu(maps.element_draw(width, value_map, block_at))
     element = core.jitable_cpu(maps.element(draw, retry))
+
+    @njit(inline="always")
+    def store_block(out, e, x0, x1, x2, x3, params, table):
+        """Map one block's words into ``out[e:e + per_block]``; whether all were accepted."""
+        if width == 1:
+            v0, v1, a0, a1 = value_map(x0, x1, params, table)
+            v2, v3, a2, a3 = value_map(x2, x3, params, table)
+            out[e] = v0
+            out[e + U64(1)] = v1
+            out[e + U64(2)] = v2
+            out[e + U64(3)] = v3
+            return a0 & a1 & a2 & a3
+        v0, a0 = value_map(x0, x1, params, table)
+        v1, a1 = value_map(x2, x3, params, table)
+        out[e] = v0
+        out[e + U64(1)] = v1
+        return a0 & a1
 
     @njit(parallel=True, cache=True)
     def fill(out, generator, k0, k1, k2, k3, lane, start, params, table, r0, r1, r2, r3):
@@ -77,6 +97,7 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks):
             out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
         chunks = (blocks + _CHUNK_BLOCKS - 1) // _CHUNK_BLOCKS
         for c in prange(chunks):
+            words = np.empty(4 * _TILE_BLOCKS if staged else 0, dtype=np.uint64)
             c_end = min(blocks, (c + 1) * _CHUNK_BLOCKS)
             for t in range(c * _CHUNK_BLOCKS, c_end, _TILE_BLOCKS):
                 t_end = min(c_end, t + _TILE_BLOCKS)
@@ -85,21 +106,21 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks):
                     x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(j))
                     # Unsigned indices: Numba adds no negative-index fix-up,
                     # which would stop LLVM from vectorising the loop.
-                    e = U64(head + per_block * j)
-                    if width == 1:
-                        v0, v1, a0, a1 = value_map(x0, x1, params, table)
-                        v2, v3, a2, a3 = value_map(x2, x3, params, table)
-                        out[e] = v0
-                        out[e + U64(1)] = v1
-                        out[e + U64(2)] = v2
-                        out[e + U64(3)] = v3
-                        all_accepted &= a0 & a1 & a2 & a3
+                    if staged:
+                        b = U64(4 * (j - t))
+                        words[b] = x0
+                        words[b + U64(1)] = x1
+                        words[b + U64(2)] = x2
+                        words[b + U64(3)] = x3
                     else:
-                        v0, a0 = value_map(x0, x1, params, table)
-                        v1, a1 = value_map(x2, x3, params, table)
-                        out[e] = v0
-                        out[e + U64(1)] = v1
-                        all_accepted &= a0 & a1
+                        all_accepted &= store_block(out, U64(head + per_block * j),
+                                                    x0, x1, x2, x3, params, table)
+                if staged:
+                    for j in range(t, t_end):
+                        b = U64(4 * (j - t))
+                        all_accepted &= store_block(
+                            out, U64(head + per_block * j), words[b], words[b + U64(1)],
+                            words[b + U64(2)], words[b + U64(3)], params, table)
                 if not all_accepted:
                     for e in range(head + per_block * t, head + per_block * t_end):
                         if nan_marks:
@@ -123,6 +144,8 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks):
 
 
 _NAN_MARKED = {"normal64": _map_normal64_marked}
+# The kinds whose maps gather from tables (see _make_kernels).
+_STAGED = frozenset({"normal64", "choice"})
 
 
 _BLOCK_AT = (philox_block_at, threefry_block_at)  # indexed by Stream.generator
@@ -133,7 +156,7 @@ def _kernels(kind, width, generator):
     value_map, retry = maps.KINDS[kind]
     marked = _NAN_MARKED.get(kind)
     return _make_kernels(width, marked or value_map, retry, _BLOCK_AT[generator],
-                         nan_marks=marked is not None)
+                         nan_marks=marked is not None, staged=kind in _STAGED)
 
 
 @contextlib.contextmanager

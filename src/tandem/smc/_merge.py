@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit, prange
 
 from .. import core
+from ..core.bijections import U64
 
 core.register()
 _exp64 = core.exp64
@@ -130,29 +131,103 @@ def weigh(log_weights, x, w, cdf, mean, variance):
     return top, total, squares
 
 
-@njit(cache=True, parallel=True)
+def _make_resampler(scheme):
+    """The compiled resampling pass of one scheme (see :func:`resample_into`).
+
+    The scheme is a constant of each pass, so that its walks carry no switch.
+    """
+
+    @njit(inline="always")
+    def point(u, n, k):
+        """Point ``k`` in units of ``1 / n`` of the total weight."""
+        if scheme == SYSTEMATIC:
+            return k + u[0]
+        if scheme == STRATIFIED:
+            return k + u[k]
+        return u[k] * n
+
+    @njit(inline="always")
+    def points_below(u, n, v, c):
+        """The number of points below ``v``, by walking from the guess ``c``
+        (the points rise with ``k``)."""
+        c = min(n, max(0, c))
+        while c < n and point(u, n, c) < v:
+            c += 1
+        while c > 0 and not point(u, n, c - 1) < v:
+            c -= 1
+        return c
+
+    @njit
+    def fill(cdf, u, x, out, scale, first, stop, start, end):
+        """Slots ``start`` to ``end`` of ``out``: the offspring of particles
+        ``first`` to ``stop``.  The slot and particle indices are unsigned,
+        which Numba does not test for negative wrap-around."""
+        n = cdf.size
+        k, k_end = U64(start), U64(end)
+        for i in range(U64(first), U64(stop)):
+            c = k_end
+            if i + U64(1) < U64(stop):
+                v = cdf[i] * scale
+                if scheme == SYSTEMATIC:
+                    guess = np.int64(math.ceil(v - u[0]))
+                elif scheme == STRATIFIED:
+                    guess = min(n - 1, max(0, np.int64(v)))
+                    guess += np.int64(point(u, n, guess) < v)  # no branch
+                else:
+                    guess = np.int64(k)
+                c = U64(points_below(u, n, v, min(end, max(np.int64(k), guess))))
+            if x.ndim == 1:
+                if k + U64(4) <= k_end:
+                    # Four stores whatever the count (the slots past c are
+                    # rewritten by the particles after i), so that the loop
+                    # seldom branches on how many offspring i has.
+                    value = x[i]
+                    out[k] = value
+                    out[k + U64(1)] = value
+                    out[k + U64(2)] = value
+                    out[k + U64(3)] = value
+                    for m in range(k + U64(4), c):
+                        out[m] = value
+                else:
+                    for m in range(k, c):
+                        out[m] = x[i]
+            else:
+                for m in range(k, c):
+                    for j in range(x.shape[1]):
+                        out[m, j] = x[i, j]
+            k = c
+
+    @njit(cache=True, parallel=True)
+    def resample(cdf, u, x, out):
+        n = cdf.size
+        scale = n / cdf[n - 1]
+        for chunk in prange((n + _CHUNK - 1) // _CHUNK):
+            first, stop = chunk * _CHUNK, min(n, (chunk + 1) * _CHUNK)
+            k = 0 if first == 0 else points_below(u, n, cdf[first - 1] * scale,
+                                                  np.int64(cdf[first - 1] * scale))
+            end = n if stop == n else points_below(u, n, cdf[stop - 1] * scale,
+                                                   np.int64(cdf[stop - 1] * scale))
+            fill(cdf, u, x, out, scale, first, stop, k, end)
+
+    return resample
+
+
+_RESAMPLERS = {code: _make_resampler(code) for code in SCHEME_CODES.values()}
+
+
 def resample_into(scheme, cdf, u, x, out):
     """``out[k] = x[a_k]``, the ancestors of ``scheme`` (a ``SCHEME_CODES``
     value) from the unnormalised ``cdf`` and its uniforms ``u`` (sorted for
-    multinomial): the rule of :func:`tandem.smc.resample`, as a merge of the
-    sorted points into ``cdf``, in chunks that start by binary search."""
-    n = cdf.size
-    total = cdf[n - 1]
-    for c in prange((n + _CHUNK - 1) // _CHUNK):
-        j = -1
-        for k in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
-            if scheme == SYSTEMATIC:
-                point = (k + u[0]) / n
-            elif scheme == STRATIFIED:
-                point = (k + u[k]) / n
-            else:
-                point = u[k]
-            target = point * total
-            if j < 0:
-                j = min(np.searchsorted(cdf, target, side="right"), n - 1)
-            j = _advance(cdf, j, target)
-            if x.shape[1] == 1:  # the common scalar state, without an inner loop
-                out[k, 0] = x[j, 0]
-            else:
-                for d in range(x.shape[1]):
-                    out[k, d] = x[j, d]
+    multinomial); ``x`` and ``out`` have shape ``(n,)`` or ``(n, d)``.
+
+    The rule of :func:`tandem.smc.resample`, in units of ``1 / n`` of the
+    total weight: ``a_k`` is the first ``i`` (at most ``n - 1``) with
+    ``p_k < cdf[i] * (n / cdf[-1])``, where ``p_k`` is ``k + u[0]``
+    (systematic), ``k + u[k]`` (stratified) or ``n u[k]`` (multinomial),
+    each rounded once.  Particle ``i`` fills the slots from the number of
+    points below its predecessor's scaled cumulative weight to the number
+    below its own.  That count is guessed from the weight (the previous
+    count for multinomial) and settled by walking, so the loop rarely
+    branches the wrong way, and chunks of particles run in parallel.
+    """
+    _RESAMPLERS[scheme](cdf, u, x, out)

@@ -191,8 +191,8 @@ def bootstrap_filter(root, model, observations, n_particles, *, resampling="syst
                 u, resampling_stream = resampling_stream.random(uniforms_needed(resampling, n))
                 if resampling == "multinomial":
                     u.sort()
-                resample_into(SCHEME_CODES[resampling], cdf, u, x.reshape(n, -1),
-                              buffers[current].reshape(n, -1))
+                rows = (lambda a: a) if x.ndim <= 2 else (lambda a: a.reshape(n, -1))
+                resample_into(SCHEME_CODES[resampling], cdf, u, rows(x), rows(buffers[current]))
             else:
                 ancestors, resampling_stream = resample(
                     resampling, w / total, resampling_stream, device)
