@@ -200,25 +200,30 @@ def test_merge_equals_searchsorted():
     np.testing.assert_array_equal(inverse_cdf_sorted(cdf, points), expected)
 
 
+@pytest.mark.parametrize("columns", [None, 2])
 @pytest.mark.parametrize("scheme", ["systematic", "stratified", "multinomial"])
-def test_compiled_passes_follow_the_array_rule_at_any_thread_count(scheme):
-    """Three chunks of the compiled passes: the same bits on 1 and 2 threads,
-    and the array code's ancestors and moments (here on NumPy) to rounding."""
+def test_compiled_passes_follow_the_array_rule_at_any_thread_count(scheme, columns):
+    """Three chunks of the compiled passes on a vector and a matrix of
+    particles: the same bits on 1 and 2 threads, the rule of
+    ``resample_into`` exactly, and the array code's ancestors and moments
+    (here on NumPy) to rounding."""
     import numba
 
     from tandem.smc import _merge
 
     n = 2 * _merge._CHUNK + 123
+    shape = (n,) if columns is None else (n, columns)
     rng = np.random.default_rng(8)
-    x = rng.normal(size=(n, 2))
+    x = rng.normal(size=shape)
     log_weights = rng.normal(size=n)
     log_weights[rng.random(n) < 0.2] = -np.inf  # zero weights: flat stretches of the CDF
+    log_weights[rng.random(n) < 0.01] = 3.0  # particles with many offspring
     u = np.sort(rng.random(n)) if scheme == "multinomial" else rng.random(n)
     runs = []
     for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
         numba.set_num_threads(threads)
-        w, cdf, mean, variance, out = (np.empty(n), np.empty(n), np.empty(2), np.empty(2),
-                                       np.empty((n, 2)))
+        w, cdf, out = np.empty(n), np.empty(n), np.empty(shape)
+        mean, variance = np.empty(columns or 1), np.empty(columns or 1)
         top, total, squares = _merge.weigh(log_weights, x, w, cdf, mean, variance)
         _merge.resample_into(_merge.SCHEME_CODES[scheme], cdf, u, x, out)
         runs.append((w, cdf, mean, variance, out, (top, total, squares)))
@@ -226,6 +231,11 @@ def test_compiled_passes_follow_the_array_rule_at_any_thread_count(scheme):
     for a, b in zip(*runs):
         np.testing.assert_array_equal(a, b)
     w, cdf, mean, variance, out, (top, total, squares) = runs[0]
+    scaled = {"systematic": np.arange(n) + u[0], "stratified": np.arange(n) + u,
+              "multinomial": u * n}[scheme]
+    exact = np.minimum(np.searchsorted(cdf * (n / cdf[-1]), scaled, side="right"), n - 1)
+    np.testing.assert_array_equal(out, x[exact])
+    x, out = x.reshape(n, -1), out.reshape(n, -1)
     W = np.exp(log_weights - log_weights.max())
     W /= W.sum()
     np.testing.assert_allclose(mean, W @ x, rtol=1e-12)

@@ -55,6 +55,14 @@ def inverse_cdf_sorted(cdf, points):
 _CHUNK = 1 << 12
 
 
+@njit(cache=True)
+def _at(x, i, j):
+    """``x[i, j]``, or ``x[i]`` for a vector ``x``."""
+    if x.ndim == 1:
+        return x[i]
+    return x[i, j]
+
+
 @njit(cache=True, parallel=True)
 def weigh(log_weights, x, w, cdf, mean, variance):
     """One step's weights and moments, in parallel passes over fixed chunks.
@@ -63,19 +71,23 @@ def weigh(log_weights, x, w, cdf, mean, variance):
     below ``exp(-708)``), ``cdf`` (the cumulative sum of
     ``w``: within each chunk of ``_CHUNK`` elements in order, plus the sum
     of the chunks before) and the weighted ``mean`` and ``variance`` of the
-    rows of ``x`` (shape ``(n, d)``); returns ``(top, total, sum of w**2)``.
-    ``top`` is NaN when a log-weight is NaN and not finite when no weight
-    is positive; the outputs are then not written.
+    particles ``x`` (shape ``(n,)``, or ``(n, d)`` for ``d`` columns);
+    returns ``(top, total, sum of w**2)``.  ``top`` is NaN when a log-weight
+    is NaN and not finite when no weight is positive; the outputs are then
+    not written.
     """
-    n, d = x.shape
+    n = x.shape[0]
+    d = mean.size
     chunks = (n + _CHUNK - 1) // _CHUNK
     tops = np.empty(chunks)
     for c in prange(chunks):
         top = -math.inf
+        nan = False
         for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
             v = log_weights[i]
-            top = v if math.isnan(v) or math.isnan(top) else max(top, v)
-        tops[c] = top
+            nan |= v != v
+            top = max(top, v)
+        tops[c] = math.nan if nan else top
     top = -math.inf
     for c in range(chunks):
         if math.isnan(tops[c]):
@@ -86,23 +98,28 @@ def weigh(log_weights, x, w, cdf, mean, variance):
     # per chunk: sum of w, of w**2, and of w x_j for each column j
     sums = np.zeros((chunks, 2 + d))
     for c in prange(chunks):
-        for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):  # vectorised: no branch
+        first, stop = c * _CHUNK, min(n, (c + 1) * _CHUNK)
+        for i in range(first, stop):  # vectorised: no branch
             v = log_weights[i] - top
             wi = _exp64(max(v, _EXP_FLOOR))
             w[i] = wi if v >= _EXP_FLOOR else 0.0
-        running = squares = 0.0
-        for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
+        # One loop for the three sums of the first column: their additions
+        # wait on each other's latency less than in three loops.
+        running = squares = weighted = 0.0
+        for i in range(first, stop):
             wi = w[i]
             running += wi
             cdf[i] = running
             squares += wi * wi
+            weighted += wi * _at(x, i, 0)
         sums[c, 0] = running
         sums[c, 1] = squares
-        for j in range(d):
-            first = 0.0
-            for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
-                first += w[i] * x[i, j]
-            sums[c, 2 + j] = first
+        sums[c, 2] = weighted
+        for j in range(1, d):
+            weighted = 0.0
+            for i in range(first, stop):
+                weighted += w[i] * _at(x, i, j)
+            sums[c, 2 + j] = weighted
     before = np.empty(chunks)
     total = squares = 0.0
     mean[:] = 0.0
@@ -115,12 +132,13 @@ def weigh(log_weights, x, w, cdf, mean, variance):
     mean /= total
     spread = np.zeros((chunks, d))
     for c in prange(chunks):
-        for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
+        first, stop = c * _CHUNK, min(n, (c + 1) * _CHUNK)
+        for i in range(first, stop):
             cdf[i] += before[c]
         for j in range(d):
             second = 0.0
-            for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
-                e = x[i, j] - mean[j]
+            for i in range(first, stop):
+                e = _at(x, i, j) - mean[j]
                 second += w[i] * e * e
             spread[c, j] = second
     for j in range(d):

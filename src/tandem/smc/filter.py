@@ -84,6 +84,11 @@ def _count(n, name):
     return int(n)
 
 
+def _rows(x):
+    """``x`` with at most two dimensions: one particle per row, or per element."""
+    return x if x.ndim <= 2 else x.reshape(len(x), -1)
+
+
 def _observations(observations):
     y = np.asarray(arrays.to_host(observations), dtype=np.float64)
     if y.ndim == 0 or len(y) == 0:
@@ -168,7 +173,7 @@ def bootstrap_filter(root, model, observations, n_particles, *, resampling="syst
         log_density = model.observation_logpdf(x, y[t], t)
         log_weights = log_density if log_weights is None else log_weights + log_density
         if compiled:
-            top, total, squares = weigh(log_weights, x.reshape(n, -1), w, cdf, mean_rows[t],
+            top, total, squares = weigh(log_weights, _rows(x), w, cdf, mean_rows[t],
                                         variance_rows[t])
         else:
             top = float(log_weights.max())
@@ -191,8 +196,8 @@ def bootstrap_filter(root, model, observations, n_particles, *, resampling="syst
                 u, resampling_stream = resampling_stream.random(uniforms_needed(resampling, n))
                 if resampling == "multinomial":
                     u.sort()
-                rows = (lambda a: a) if x.ndim <= 2 else (lambda a: a.reshape(n, -1))
-                resample_into(SCHEME_CODES[resampling], cdf, u, rows(x), rows(buffers[current]))
+                resample_into(SCHEME_CODES[resampling], cdf, u, _rows(x),
+                              _rows(buffers[current]))
             else:
                 ancestors, resampling_stream = resample(
                     resampling, w / total, resampling_stream, device)
