@@ -5,8 +5,9 @@ Every fill has one shape: element ``i`` is a function of the draw at word
 elements before the first whole block), whole blocks in fixed-size chunks
 (one ``prange`` iteration each, so the result never depends on the thread
 count), and a tail.  Inside a chunk, tiles of blocks run branch-free so that
-LLVM vectorises them; a tile that saw a rejected draw is mended afterwards
-element by element from its continuation stream.
+LLVM vectorises them (for maps that read tables, the bijection first fills a
+small buffer); a tile that saw a rejected draw is mended afterwards element
+by element from its continuation stream.
 
 Kernels compile on first use and are cached on disk by Numba.
 """

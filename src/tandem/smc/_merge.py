@@ -175,6 +175,13 @@ def _make_resampler(scheme):
             c -= 1
         return c
 
+    @njit(inline="always")
+    def slots_before(cdf, u, scale, i):
+        """The slots of the offspring of particles ``0 .. i - 1``."""
+        n = cdf.size
+        v = cdf[i - 1] * scale
+        return points_below(u, n, v, np.int64(v))
+
     @njit
     def fill(cdf, u, x, out, scale, first, stop, start, end):
         """Slots ``start`` to ``end`` of ``out``: the offspring of particles
@@ -221,11 +228,9 @@ def _make_resampler(scheme):
         scale = n / cdf[n - 1]
         for chunk in prange((n + _CHUNK - 1) // _CHUNK):
             first, stop = chunk * _CHUNK, min(n, (chunk + 1) * _CHUNK)
-            k = 0 if first == 0 else points_below(u, n, cdf[first - 1] * scale,
-                                                  np.int64(cdf[first - 1] * scale))
-            end = n if stop == n else points_below(u, n, cdf[stop - 1] * scale,
-                                                   np.int64(cdf[stop - 1] * scale))
-            fill(cdf, u, x, out, scale, first, stop, k, end)
+            start = 0 if first == 0 else slots_before(cdf, u, scale, first)
+            end = n if stop == n else slots_before(cdf, u, scale, stop)
+            fill(cdf, u, x, out, scale, first, stop, start, end)
 
     return resample
 
