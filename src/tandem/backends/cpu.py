@@ -70,7 +70,10 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged):
     draw = core.jitable_cpu(maps.element_draw(width, value_map, block_at))
     element = core.jitable_cpu(maps.element(draw, retry))
 
-    @njit(inline="always")
+    # A plain function, not a dispatcher, in the kernels' closure: Numba keys
+    # its disk cache on the closure's pickle, and a dispatcher's differs in
+    # every process.
+    @functools.partial(core.jitable_cpu, inline=True)
     def store_block(out, e, x0, x1, x2, x3, params, table):
         """Map one block's words into ``out[e:e + per_block]``; whether all were accepted."""
         if width == 1:

@@ -149,13 +149,20 @@ def weigh(log_weights, x, w, cdf, mean, variance):
     return top, total, squares
 
 
+def _inlined(fn):
+    return core.jitable_cpu(fn, inline=True)
+
+
 def _make_resampler(scheme):
     """The compiled resampling pass of one scheme (see :func:`resample_into`).
 
     The scheme is a constant of each pass, so that its walks carry no switch.
+    The helpers are plain functions made callable from compiled code, not
+    dispatchers: Numba keys the pass's disk cache on its closure's pickle,
+    and a dispatcher's differs in every process.
     """
 
-    @njit(inline="always")
+    @_inlined
     def point(u, n, k):
         """Point ``k`` in units of ``1 / n`` of the total weight."""
         if scheme == SYSTEMATIC:
@@ -164,7 +171,7 @@ def _make_resampler(scheme):
             return k + u[k]
         return u[k] * n
 
-    @njit(inline="always")
+    @_inlined
     def points_below(u, n, v, c):
         """The number of points below ``v``, by walking from the guess ``c``
         (the points rise with ``k``)."""
@@ -175,14 +182,14 @@ def _make_resampler(scheme):
             c -= 1
         return c
 
-    @njit(inline="always")
+    @_inlined
     def slots_before(cdf, u, scale, i):
         """The slots of the offspring of particles ``0 .. i - 1``."""
         n = cdf.size
         v = cdf[i - 1] * scale
         return points_below(u, n, v, np.int64(v))
 
-    @njit
+    @core.jitable_cpu
     def fill(cdf, u, x, out, scale, first, stop, start, end):
         """Slots ``start`` to ``end`` of ``out``: the offspring of particles
         ``first`` to ``stop``.  The slot and particle indices are unsigned,
