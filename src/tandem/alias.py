@@ -63,7 +63,7 @@ def _vose_compiled():
 def check_weights(weights):
     """``weights`` as float64 after the checks, divided by the largest, and
     their exactly rounded sum."""
-    w = to_host(weights)
+    w = to_host(weights, "weights")
     if w.dtype == object or not (np.issubdtype(w.dtype, np.floating)
                                  or np.issubdtype(w.dtype, np.integer)
                                  or w.dtype == np.bool_):
@@ -145,10 +145,11 @@ class AliasTable:
     Guaranteed across versions: the table of every weight vector.
     """
 
+    __slots__ = ("_n", "_table", "__weakref__")
     index_dtype = np.dtype(np.uint32)
 
     def __init__(self, weights):
-        weights = to_host(weights)
+        weights = to_host(weights, "weights")
         n = weights.size
         if n >= 2**32:
             raise ValueError(f"weights must have fewer than 2**32 entries, got {n}")
@@ -159,13 +160,35 @@ class AliasTable:
         _vose_compiled()(mass, np.uint64(capacity), threshold, alias)
         # A full column (T = 2**32) aliases itself, so T = 2**32 - 1 draws alike.
         threshold = np.minimum(threshold, np.uint64(capacity - 1))
-        table = (threshold << np.uint64(32)) | alias
+        self._set((threshold << np.uint64(32)) | alias)
+
+    def _set(self, table):
         table.flags.writeable = False
-        self.n = n
-        self.table = table
+        self._n = table.size
+        self._table = table
+
+    @property
+    def n(self):
+        """The number of categories."""
+        return self._n
+
+    @property
+    def table(self):
+        """The packed columns (read-only uint64)."""
+        return self._table
 
     def __len__(self):
-        return self.n
+        return self._n
+
+    # Immutable: a copy is the table itself, and a pickle is checked on load.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (_from_packed, (np.array(self._table),))
 
     def __repr__(self):
         return f"AliasTable(n={self.n})"
@@ -184,3 +207,15 @@ class AliasTable:
         p = keep.copy()
         np.add.at(p, self.aliases().astype(np.intp), 1.0 - keep)
         return p / self.n
+
+
+def _from_packed(table):
+    """An :class:`AliasTable` from its packed columns, checked (for unpickling)."""
+    table = np.array(table)
+    if table.dtype != np.uint64 or table.ndim != 1 or not 0 < table.size < 2**32:
+        raise ValueError("table: expected a non-empty 1-D uint64 array of packed columns")
+    if ((table & np.uint64(0xFFFFFFFF)) >= np.uint64(table.size)).any():
+        raise ValueError("table: an alias is not a column index")
+    result = object.__new__(AliasTable)
+    result._set(table)
+    return result

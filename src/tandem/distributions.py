@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import arrays
+from . import arrays, checks
 from .alias import AliasTable
 from .core.normal import FAST_TABLE
 from .stream import POSITION_LIMIT, Stream, _derive_split
@@ -97,12 +97,16 @@ def _run(stream, spec, size, out, dtype, threads, device, backend):
     """
     _check_stream(stream)
     _check_threads(threads)
-    target = arrays.output(size, out, dtype, device)
     start = _start(stream, spec.width)
+
+    def check_lane(n):
+        end = start + spec.width * n
+        if end > POSITION_LIMIT:
+            raise ValueError(f"size: the fill needs words up to {end}, past the end of the "
+                             "lane (2**64 words)")
+
+    target = arrays.output(size, out, dtype, device, check_count=check_lane)
     end = start + spec.width * target.flat.size
-    if end > POSITION_LIMIT:
-        raise ValueError(
-            f"the fill needs words up to {end}, past the end of the lane (2**64 words)")
     if target.flat.size:
         _backend(backend or target.device).fill(spec, stream.at(start), target.flat, threads)
     return target.result(), stream.at(end)
@@ -130,7 +134,7 @@ _BITS = {np.dtype(np.uint32): "bits32", np.dtype(np.uint64): "bits64",
 
 
 def _bits_spec(dtype):
-    dtype = np.dtype(dtype)
+    dtype = checks.dtype(dtype)
     if dtype not in _BITS:
         raise TypeError(f"dtype must be uint32, uint64 or bool, got {dtype}")
     return FillSpec(_BITS[dtype]), dtype
@@ -153,7 +157,7 @@ def bits_at(stream, index, *, dtype=np.uint32, threads=None, device=None,
 # -- uniform reals -----------------------------------------------------------
 
 def _real_dtype(dtype):
-    dtype = np.dtype(dtype)
+    dtype = checks.dtype(dtype)
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be float32 or float64, got {dtype}")
     return dtype
@@ -183,19 +187,13 @@ def random_at(stream, index, *, dtype=np.float64, interval="[0,1)", threads=None
 
 # -- bounded integers ----------------------------------------------------------
 
-def _as_int(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    return int(value)
-
-
 def _integers_spec(stream, low, high, dtype, endpoint):
-    dtype = np.dtype(dtype)
+    dtype = checks.dtype(dtype)
     if dtype not in _INTEGER_DTYPES:
         raise TypeError(f"dtype must be a signed or unsigned integer type, got {dtype}")
     if high is None:
         low, high = 0, low
-    low, high = _as_int(low, "low"), _as_int(high, "high")
+    low, high = checks.integer(low, "low"), checks.integer(high, "high")
     if endpoint:
         high += 1
     if low >= high:
@@ -203,7 +201,8 @@ def _integers_spec(stream, low, high, dtype, endpoint):
                          + (" (endpoint=True)" if endpoint else ""))
     info = np.iinfo(dtype)
     if low < info.min or high - 1 > info.max:
-        raise ValueError(f"[{low}, {high}) is out of range for dtype {dtype}")
+        raise ValueError(f"low and high must give a range within dtype {dtype}, got "
+                         f"[{low!r:.40}, {high!r:.40})")
     span = high - low
     wide = span > 2**32
     modulus = 2**64 if wide else 2**32
@@ -231,9 +230,7 @@ def integers_at(stream, index, low, high=None, *, dtype=np.int64, endpoint=False
 # -- Bernoulli -----------------------------------------------------------------
 
 def _bernoulli_spec(p):
-    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"p must be a real number, got {p!r}")
-    p = float(p)
+    p = checks.real(p, "p")
     if not 0.0 <= p <= 1.0:  # also rejects NaN
         raise ValueError(f"p must be in [0, 1], got {p}")
     certain = p == 1.0
@@ -257,26 +254,36 @@ def _float_bits(value):
     return int(np.float64(value).view(np.uint64))
 
 
-def _real(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
+#: Standard values of every normal and exponential map stay below this in
+#: magnitude, so ``loc + scale * z`` cannot overflow within the bounds below.
+_STANDARD_BOUND = 64.0
+
+
+def _in_dtype(value, name, dtype, bound):
+    """``value`` rounded to ``dtype`` (as a float), refused unless finite and
+    at most ``bound * finfo(dtype).max`` in magnitude after the rounding."""
+    value = checks.finite(value, name)
+    with np.errstate(over="ignore", under="ignore"):
+        rounded = float(dtype.type(value))
+    limit = bound * float(np.finfo(dtype).max)
+    if not abs(rounded) <= limit:
+        raise ValueError(f"{name} must be at most {limit:.4g} in magnitude for {dtype} "
+                         f"values, so that no value overflows; got {value}")
+    return rounded
+
+
+def _scale(scale, dtype):
+    value = _in_dtype(scale, "scale", dtype, 1 / (2 * _STANDARD_BOUND))
+    if not value > 0:
+        raise ValueError(f"scale must be positive in {dtype}, got {scale}"
+                         + (f" (it rounds to {value})" if value != scale else ""))
     return value
-
-
-def _scale(scale):
-    scale = _real(scale, "scale")
-    if scale <= 0:
-        raise ValueError(f"scale must be positive, got {scale}")
-    return scale
 
 
 def _normal_spec(stream, loc, scale, dtype):
     dtype = _real_dtype(dtype)
-    params = (_float_bits(_scale(scale)), _float_bits(_real(loc, "loc")), 0)
+    params = (_float_bits(_scale(scale, dtype)), _float_bits(_in_dtype(loc, "loc", dtype, 0.5)),
+              0)
     if dtype == np.float32:
         return FillSpec("normal32", params), dtype
     return FillSpec("normal64", params, _retry_key(stream, PURPOSE_NORMAL64),
@@ -302,7 +309,7 @@ def normal_at(stream, index, *, loc=0.0, scale=1.0, dtype=np.float64, threads=No
 def _exponential_spec(scale, dtype):
     dtype = _real_dtype(dtype)
     kind = "exponential32" if dtype == np.float32 else "exponential64"
-    return FillSpec(kind, (_float_bits(_scale(scale)), 0, 0)), dtype
+    return FillSpec(kind, (_float_bits(_scale(scale, dtype)), 0, 0)), dtype
 
 
 def exponential(stream, size=None, *, scale=1.0, dtype=np.float64, out=None, threads=None,

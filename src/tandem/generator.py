@@ -2,15 +2,16 @@
 
 import numpy as np
 
-from . import distributions, sampling
+from . import arrays, checks, distributions, sampling
 from .stream import Stream
 
 _P_SUM_TOLERANCE = np.sqrt(np.finfo(np.float64).eps)  # numpy's own
 
 
 def _axis(axis, ndim):
+    axis = checks.integer(axis, "axis")
     if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for an array of dimension {ndim}")
+        raise np.exceptions.AxisError(axis, ndim)
     return axis % ndim
 
 
@@ -62,10 +63,14 @@ class Generator:
 
     def bytes(self, length):
         """``length`` random bytes, as ``numpy.random.Generator.bytes``."""
-        if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 0:
-            raise ValueError(f"length must be a non-negative integer, got {length!r}")
-        n = -(-int(length) // 4)
-        words = self._take(distributions.bits(self._stream, n, dtype=np.uint32))
+        length = checks.integer(length, "length")
+        if not 0 <= length <= arrays.MAX_BYTES:
+            raise ValueError(f"length must be in [0, 2**63 - 1], got {length!r:.60}")
+        n = -(-length // 4)
+        try:
+            words = self._take(distributions.bits(self._stream, n, dtype=np.uint32))
+        except MemoryError:
+            raise MemoryError(f"length {length}: cannot allocate {length} bytes") from None
         return words.astype("<u4").tobytes()[:length]
 
     def standard_normal(self, size=None, dtype=np.float64, out=None):
@@ -98,12 +103,18 @@ class Generator:
         sample comes in random order whatever ``shuffle`` says.
         """
         if p is not None:
-            total = float(np.sum(np.asarray(p, dtype=np.float64)))
+            try:
+                total = float(np.sum(np.asarray(p, dtype=np.float64)))
+            except (TypeError, ValueError, OverflowError):
+                raise TypeError(f"p must be an array of real numbers, got {p!r:.60}") from None
             if abs(total - 1.0) > _P_SUM_TOLERANCE:
                 raise ValueError(f"probabilities p must sum to 1, got {total}")
         if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
             return self._take(sampling.sample(self._stream, a, p, size, replace=replace))
         a = np.asarray(a)
+        if a.ndim == 0:
+            raise ValueError(f"a must be an int or an array with at least one dimension, "
+                             f"got {a!r:.60}")
         axis = _axis(axis, a.ndim)
         chosen = self._take(sampling.sample(self._stream, np.moveaxis(a, axis, 0), p, size,
                                             replace=replace))

@@ -115,13 +115,18 @@ def sample(stream, population, weights=None, size=None, *, replace=True, out=Non
     if out is not None:
         full = (shape or ()) + item_shape
         if size is None:
+            out_shape = arrays.output(None, out, dtype, device).array.shape
+            if (len(out_shape) < len(item_shape)
+                    or out_shape[len(out_shape) - len(item_shape):] != item_shape):
+                raise ValueError(f"out.shape {out_shape} must end with the shape of one "
+                                 f"member of population, {item_shape}")
             shape = out.shape[:out.ndim - len(item_shape)]
             k = int(np.prod(shape, dtype=np.int64))
             full = out.shape
-        target = arrays.output(full, out, dtype, device).array
+        arrays.output(full, out, dtype, device)
         for name, other in (("population", values), ("weights", weights)):
             if (other is not None and arrays.device_of(other) == device
-                    and xp.shares_memory(target, other)):
+                    and xp.shares_memory(out, other)):
                 raise ValueError(f"out must not share memory with {name}")
     if n == 0 and k > 0:
         raise ValueError("cannot sample from an empty population")

@@ -24,6 +24,13 @@ POSITION_LIMIT = 2**64
 _U64_LIMIT = 2**64
 
 
+def _range_text(limit):
+    """``[0, 2**k)`` for a power-of-two ``limit``, ``[0, 2**k]`` for one past it."""
+    if limit & (limit - 1) == 0:
+        return f"[0, 2**{limit.bit_length() - 1})"
+    return f"[0, 2**{(limit - 1).bit_length() - 1}]"
+
+
 def _as_uint(value, name, limit):
     if type(value) is int and 0 <= value < limit:  # the common case, without ABC checks
         return value
@@ -31,7 +38,7 @@ def _as_uint(value, name, limit):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     value = int(value)
     if not 0 <= value < limit:
-        raise ValueError(f"{name} must be in [0, 2**{limit.bit_length() - 1}), got {value}")
+        raise ValueError(f"{name} must be in {_range_text(limit)}, got {value}")
     return value
 
 
@@ -144,7 +151,7 @@ class Stream:
         return f"{type(self).__name__}(key=({key}), lane={self._lane}, position={self._position})"
 
     def __reduce__(self):
-        return (_rebuild, (type(self).__name__, self._key, self._lane, self._position))
+        return (_rebuild, (type(self), self._key, self._lane, self._position))
 
     # -- derivation -------------------------------------------------------
     def sub(self, purpose):
@@ -328,4 +335,11 @@ _KINDS = {cls.__name__: cls for cls in (Philox, Threefry)}
 
 
 def _rebuild(kind, key, lane, position):
-    return _KINDS[kind](key=key, lane=lane, position=position)
+    """A stream of class ``kind`` (or of the class so named, as pickled by
+    tandem 0.2), with every value checked as the constructor checks it."""
+    cls = _KINDS[kind] if isinstance(kind, str) else kind
+    if not (isinstance(cls, type) and issubclass(cls, Stream) and cls.key_words):
+        raise TypeError(f"cannot unpickle a stream of class {kind!r}")
+    stream = object.__new__(cls)
+    Stream.__init__(stream, key=key, lane=lane, position=position)
+    return stream

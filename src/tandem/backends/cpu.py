@@ -19,7 +19,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .. import core
+from .. import core, parallel
 from ..core.addressing import philox_block_at, threefry_block_at
 from ..core.bijections import philox4x32_rounds, threefry4x32_rounds
 from ..core.fmath import fma
@@ -27,6 +27,7 @@ from ..core.normal import normal64_fast
 from . import maps
 
 core.register()
+parallel.choose_layer()
 
 U64 = np.uint64
 _ZERO = U64(0)
@@ -159,8 +160,9 @@ _BLOCK_AT = (philox_block_at, threefry_block_at)  # indexed by Stream.generator
 def _kernels(kind, width, generator):
     value_map, retry = maps.KINDS[kind]
     marked = _NAN_MARKED.get(kind)
-    return _make_kernels(width, marked or value_map, retry, _BLOCK_AT[generator],
-                         nan_marks=marked is not None, staged=kind in _STAGED)
+    kernels = _make_kernels(width, marked or value_map, retry, _BLOCK_AT[generator],
+                            nan_marks=marked is not None, staged=kind in _STAGED)
+    return tuple(parallel.guarded(k) for k in kernels)
 
 
 @contextlib.contextmanager
@@ -227,9 +229,12 @@ def _bijection_rows(threefry, counter, key, rounds, out):
             out[i, j] = y[j]
 
 
+_bijection_rows_guarded = parallel.guarded(_bijection_rows)
+
+
 def bijection_array(name, counter, key, rounds, out):
     """Rows of ``out`` = the bijection ``name`` of rows of ``counter`` and ``key`` (uint32)."""
     threefry = name == "threefry4x32"
     if not threefry:
         key = np.concatenate([key, np.zeros_like(key)], axis=1)
-    _bijection_rows(threefry, counter, key, rounds, out)
+    _bijection_rows_guarded(threefry, counter, key, rounds, out)

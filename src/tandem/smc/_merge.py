@@ -11,7 +11,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .. import core
+from .. import core, parallel
 from ..core.bijections import U64
 
 core.register()
@@ -63,6 +63,7 @@ def _at(x, i, j):
     return x[i, j]
 
 
+@parallel.guarded
 @njit(cache=True, parallel=True)
 def weigh(log_weights, x, w, cdf, mean, variance):
     """One step's weights and moments, in parallel passes over fixed chunks.
@@ -229,6 +230,7 @@ def _make_resampler(scheme):
                         out[m, j] = x[i, j]
             k = c
 
+    @parallel.guarded
     @njit(cache=True, parallel=True)
     def resample(cdf, u, x, out):
         n = cdf.size

@@ -348,7 +348,7 @@ def batch_filters(root, model, observations, n_particles, *, resampling="systema
         raise ValueError(f"n_particles must be a power of two from 2 to 1024, got {n}")
     if resampling not in SCHEMES:
         raise ValueError(f"resampling must be one of {SCHEMES}, got {resampling!r}")
-    y = _observations(arrays.to_host(observations))
+    y = _observations(arrays.to_host(observations, "observations"))
     if y.ndim != 2:
         raise ValueError(f"observations must have shape (T, F), got {y.shape}")
     steps, filters = y.shape

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import arrays
+from .. import arrays, checks
 from ..stream import Stream
 from ._merge import SCHEME_CODES, resample_into, weigh
 from .resampling import check_scheme, resample, uniforms_needed
@@ -90,13 +90,61 @@ def _rows(x):
 
 
 def _observations(observations):
-    y = np.asarray(arrays.to_host(observations), dtype=np.float64)
+    try:
+        y = np.asarray(arrays.to_host(observations, "observations"), dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"observations must be real numbers, got {observations!r:.60}") from None
     if y.ndim == 0 or len(y) == 0:
         raise ValueError("observations must be a non-empty sequence")
     bad = np.flatnonzero(~np.isfinite(y.reshape(len(y), -1)).all(axis=1))
     if bad.size:
         raise ValueError(f"observations must be finite; step {bad[0]} is {y[bad[0]]}")
     return y
+
+
+def _state_shape(model):
+    shape = getattr(model, "state_shape", None)
+    try:
+        dims = tuple(int(checks.integer(d, "model.state_shape")) for d in shape)
+    except TypeError:
+        raise TypeError(f"model.state_shape must be a tuple of ints, got {shape!r:.60}") from None
+    if any(d <= 0 for d in dims) or math.prod(dims) > 2**31:
+        raise ValueError(f"model.state_shape must hold positive sizes, got {shape!r}")
+    return dims
+
+
+def _model_stream(stream, method, t):
+    if not isinstance(stream, Stream):
+        raise TypeError(f"model.{method} must return the stream moved on, got "
+                        f"{type(stream).__name__} at step {t}")
+    return stream
+
+
+def _log_density(value, xp, n, t):
+    """The model's log-densities at step ``t`` as a C-contiguous f64 array of
+    ``n``, checked before any compiled pass reads them."""
+    where = f"model.observation_logpdf at step {t}"
+    if type(value) is not xp.ndarray:
+        raise TypeError(f"{where} must return a {xp.__name__} array (not a subclass), got "
+                        f"{type(value).__name__}")
+    if value.shape != (n,):
+        raise ValueError(f"{where} returned shape {value.shape}, expected ({n},): one "
+                         "log-density per particle")
+    if value.dtype.kind not in "fiu":
+        raise TypeError(f"{where} must return real numbers, got dtype {value.dtype}")
+    return xp.ascontiguousarray(value, dtype=np.float64)
+
+
+def _no_weight(log_weights, xp, t):
+    """The ValueError for a step whose weights cannot be normalised."""
+    nan = xp.isnan(log_weights)
+    if bool(nan.any()):
+        i = int(xp.argmax(nan))
+        return ValueError(f"the observation log-density is NaN at step {t} for particle {i}")
+    if bool((log_weights == np.inf).any()):
+        i = int(xp.argmax(log_weights == np.inf))
+        return ValueError(f"the observation log-density is +inf at step {t} for particle {i}")
+    return ValueError(f"all weights are zero at step {t}: every log-weight is -inf")
 
 
 def bootstrap_filter(root, model, observations, n_particles, *, resampling="systematic",
@@ -143,16 +191,25 @@ def bootstrap_filter(root, model, observations, n_particles, *, resampling="syst
     streams = FilterStreams.from_root(root)
     n = _count(n_particles, "n_particles")
     check_scheme(resampling)
-    if ess_threshold is not None and not 0 < float(ess_threshold) <= 1:
+    if ess_threshold is not None and not 0 < checks.real(ess_threshold, "ess_threshold") <= 1:
         raise ValueError(f"ess_threshold must be in (0, 1] or None, got {ess_threshold}")
     y = _observations(observations)
+    expected = getattr(model, "observation_shape", None)
+    if expected is not None and y[0].size != math.prod(expected):
+        raise ValueError(f"observations: each step must have shape {tuple(expected)} for this "
+                         f"model, got {y.shape[1:]}")
     device = arrays.check_device(device) or "cpu"
     xp = arrays.module(device)
     initial, propagation, resampling_stream = streams
 
     T = len(y)
-    shape = (n,) + tuple(model.state_shape)
-    buffers = (xp.empty(shape), xp.empty(shape))
+    shape = (n,) + _state_shape(model)
+    if 2 * 8 * math.prod(shape) > arrays.MAX_BYTES:
+        raise ValueError(f"n_particles is too large for two arrays of particles, got {n}")
+    try:
+        buffers = (xp.empty(shape), xp.empty(shape))
+    except MemoryError:
+        raise MemoryError(f"n_particles {n}: cannot allocate two arrays of shape {shape}") from None
     means, variances = xp.empty((T,) + shape[1:]), xp.empty((T,) + shape[1:])
     ess, resampled = np.empty(T), np.zeros(T, dtype=bool)
     compiled = xp is np  # weigh and resample in compiled passes (tandem.smc._merge)
@@ -164,13 +221,15 @@ def bootstrap_filter(root, model, observations, n_particles, *, resampling="syst
     log_likelihood = 0.0
     current = 0
     x = buffers[current]
-    initial = model.sample_initial(initial, x)
+    initial = _model_stream(model.sample_initial(initial, x), "sample_initial", 0)
     for t in range(T):
         if t > 0:
             current = 1 - current
-            propagation = model.sample_transition(x, t, propagation, buffers[current])
+            propagation = _model_stream(
+                model.sample_transition(x, t, propagation, buffers[current]),
+                "sample_transition", t)
             x = buffers[current]
-        log_density = model.observation_logpdf(x, y[t], t)
+        log_density = _log_density(model.observation_logpdf(x, y[t], t), xp, n, t)
         log_weights = log_density if log_weights is None else log_weights + log_density
         if compiled:
             top, total, squares = weigh(log_weights, _rows(x), w, cdf, mean_rows[t],
@@ -178,8 +237,7 @@ def bootstrap_filter(root, model, observations, n_particles, *, resampling="syst
         else:
             top = float(log_weights.max())
         if not math.isfinite(top) or (not compiled and bool(xp.isnan(log_weights).any())):
-            raise ValueError(f"all weights are zero or NaN at step {t} (the observation "
-                             f"log-density gave {top})")
+            raise _no_weight(log_weights, xp, t)
         if not compiled:
             w = xp.exp(log_weights - top)
             total = float(w.sum())

@@ -11,6 +11,9 @@ scalar):
 ``observation_logpdf(x, y, t) -> array``
     ``log g(y_t | x)`` for every particle.
 
+A model may also say ``observation_shape``, the shape of one ``y_t``; the
+filter then checks the observations against it before the first step.
+
 The names follow the mathematics: ``X_0 ~ p_0``, ``X_t | X_{t-1} ~ f``,
 ``Y_t | X_t ~ g``.  Draws come from the stream handed in, so the same root
 reproduces a run on any device.  ``state_shape`` is the shape of one
@@ -37,23 +40,30 @@ import math
 
 import numpy as np
 
+from .. import checks
 from ..arrays import module_of
 
 _LOG_2PI = math.log(2 * math.pi)
 
 
-def _positive(value, name):
-    value = float(value)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be positive and finite, got {value}")
+def _sd(value, name):
+    """A standard deviation whose square and its inverse are finite and non-zero
+    floats, as the densities and the Kalman filter need them."""
+    value = checks.positive(value, name)
+    if not (0 < value * value < math.inf and 1 / (value * value) < math.inf):
+        raise ValueError(f"{name} must be such that its square and the inverse of its "
+                         f"square are finite and non-zero, got {value}")
     return value
 
 
-def _finite(value, name):
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return value
+def _real_array(value, name):
+    try:
+        array = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of real numbers, got {value!r:.60}") from None
+    if array.ndim > 2:
+        raise ValueError(f"{name} must have at most two dimensions, got shape {array.shape}")
+    return array
 
 
 class LinearGaussian:
@@ -66,14 +76,15 @@ class LinearGaussian:
     """
 
     state_shape = ()
+    observation_shape = ()
 
     def __init__(self, transition, process_sd, observation_sd, initial_mean=0.0,
                  initial_sd=1.0):
-        self.transition = _finite(transition, "transition")
-        self.process_sd = _positive(process_sd, "process_sd")
-        self.observation_sd = _positive(observation_sd, "observation_sd")
-        self.initial_mean = _finite(initial_mean, "initial_mean")
-        self.initial_sd = _positive(initial_sd, "initial_sd")
+        self.transition = checks.finite(transition, "transition")
+        self.process_sd = _sd(process_sd, "process_sd")
+        self.observation_sd = _sd(observation_sd, "observation_sd")
+        self.initial_mean = checks.finite(initial_mean, "initial_mean")
+        self.initial_sd = _sd(initial_sd, "initial_sd")
 
     def sample_initial(self, stream, out):
         return stream.normal(out=out, loc=self.initial_mean, scale=self.initial_sd)[1]
@@ -117,10 +128,10 @@ class MultivariateLinearGaussian:
     """
 
     def __init__(self, A, Q, H, R, m0, P0):
-        self.A, self.Q, self.H, self.R = (np.atleast_2d(np.asarray(M, dtype=np.float64))
-                                          for M in (A, Q, H, R))
-        self.m0 = np.atleast_1d(np.asarray(m0, dtype=np.float64))
-        self.P0 = np.atleast_2d(np.asarray(P0, dtype=np.float64))
+        self.A, self.Q, self.H, self.R, self.P0 = (
+            np.atleast_2d(_real_array(M, name))
+            for M, name in ((A, "A"), (Q, "Q"), (H, "H"), (R, "R"), (P0, "P0")))
+        self.m0 = np.atleast_1d(_real_array(m0, "m0"))
         d, k = self.A.shape[0], self.H.shape[0]
         for name, M, shape in (("A", self.A, (d, d)), ("Q", self.Q, (d, d)),
                                ("H", self.H, (k, d)), ("R", self.R, (k, k)),
@@ -135,6 +146,7 @@ class MultivariateLinearGaussian:
             except np.linalg.LinAlgError:
                 raise ValueError(f"{name} must be symmetric positive definite") from None
         self.state_shape = (d,)
+        self.observation_shape = (k,)
         self._chol_Q = np.linalg.cholesky(self.Q)
         self._chol_P0 = np.linalg.cholesky(self.P0)
         self._R_inv = np.linalg.inv(self.R)
@@ -169,13 +181,14 @@ class StochasticVolatility:
     """
 
     state_shape = ()
+    observation_shape = ()
 
     def __init__(self, mu=0.0, phi=0.95, sigma=0.2):
-        self.mu = _finite(mu, "mu")
-        self.phi = _finite(phi, "phi")
+        self.mu = checks.finite(mu, "mu")
+        self.phi = checks.finite(phi, "phi")
         if not abs(self.phi) < 1:
             raise ValueError(f"phi must be in (-1, 1), got {self.phi}")
-        self.sigma = _positive(sigma, "sigma")
+        self.sigma = _sd(sigma, "sigma")
 
     def sample_initial(self, stream, out):
         scale = self.sigma / math.sqrt(1 - self.phi**2)

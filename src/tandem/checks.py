@@ -1,0 +1,84 @@
+"""Checks of scalar arguments, shared by every public function.
+
+Each raises a ``TypeError`` or ``ValueError`` whose message starts with the
+argument's name, and returns the value as a plain Python number.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+
+def real(value, name: str) -> float:
+    """``value`` as a float; a ``TypeError`` unless it is a real number (not a bool).
+
+    Examples
+    --------
+    >>> real(3, "loc")
+    3.0
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a real number, got {value!r:.60}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name} is too large for a float, got {value!r:.60}") from None
+
+
+def finite(value, name: str) -> float:
+    """``value`` as a finite float.
+
+    Examples
+    --------
+    >>> finite(-1.5, "loc")
+    -1.5
+    """
+    value = real(value, name)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value
+
+
+def positive(value, name: str) -> float:
+    """``value`` as a positive finite float.
+
+    Examples
+    --------
+    >>> positive(2, "scale")
+    2.0
+    """
+    value = finite(value, name)
+    if not value > 0:
+        raise ValueError(f"{name} must be positive, got {value}")
+    return value
+
+
+def integer(value, name: str) -> int:
+    """``value`` as an int; a ``TypeError`` unless it is an integer (not a bool).
+
+    Examples
+    --------
+    >>> integer(np.int8(3), "low")
+    3
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r:.60}")
+    return int(value)
+
+
+def dtype(value, name: str = "dtype") -> np.dtype:
+    """``value`` as a NumPy dtype; a ``TypeError`` naming ``name`` if it is none.
+
+    Examples
+    --------
+    >>> dtype("float32")
+    dtype('float32')
+    """
+    try:
+        return np.dtype(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a NumPy dtype, got {value!r:.60}") from None
