@@ -541,4 +541,4 @@ def _host_has_avx2_fma():
                          ids=["log64", "exp64", "sincos2pi64", "log_word32", "sincos2pi_word32"])
 def test_loops_vectorise(loop, packed):
     asm = "\n".join(loop.inspect_asm().values())
-    assert re.search(rf"vfn?m(add|sub)\d+{packed}\s+[^\n]*%[xy]mm", asm), "no packed fma"
+    assert re.search(rf"vfn?m(add|sub)\d+{packed}\s+[^\n]*%[xyz]mm", asm), "no packed fma"

@@ -93,11 +93,12 @@ def to_host(x, name="x"):
     """
     if device_of(x) == "cuda":
         return cupy().asnumpy(cupy().asarray(x))
-    _refuse_masked(x, name)
+    refuse_masked(x, name)
     return np.asarray(x)
 
 
-def _refuse_masked(x, name):
+def refuse_masked(x, name):
+    """A ``TypeError`` naming ``name`` if ``x`` is a masked array."""
     if isinstance(x, np.ma.MaskedArray):
         raise TypeError(f"{name} must not be a masked array: fill or compress it first")
 
@@ -252,7 +253,7 @@ def index_array(index, device=None):
     """``index`` as a flat uint64 array of non-negative integers on ``device``
     (None: where ``index`` is), its shape and the device."""
     device = check_device(device) or device_of(index)
-    _refuse_masked(index, "index")
+    refuse_masked(index, "index")
     xp = module(device)
     index = xp.asarray(index)
     if index.size == 0 and index.dtype == np.float64:  # [] and the like

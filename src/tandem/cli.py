@@ -146,6 +146,8 @@ def _bn_learn(args, out=sys.stdout, err=sys.stderr):
     try:
         if (args.data is None) == (args.network is None):
             raise ValueError("give DATA.csv or --network, not both and not neither")
+        folder = args.out or f"tandem-bn-{pathlib.Path(args.network or args.data).stem}"
+        report.check_out(folder)  # before the run: a report that cannot be written fails now
         truth = None
         if args.network is not None:
             network = (bn.load_network(args.network) if args.network in bn.NETWORKS
@@ -164,15 +166,17 @@ def _bn_learn(args, out=sys.stdout, err=sys.stderr):
             for warning in caught:
                 print(f"tandem bn learn: warning: {warning.message}", file=err)
             source = str(args.data)
-        folder = args.out or f"tandem-bn-{pathlib.Path(args.network or args.data).stem}"
         say(f"tandem bn learn: {source}: {data.n_rows} rows, {data.n_vars} columns")
         learned = report.learn(data, score=args.score, ess=args.ess,
                                max_parents=args.max_parents, candidates=args.candidates,
                                chains=args.chains, iterations=args.iterations, seed=args.seed,
-                               true_adjacency=truth, source=source)
+                               true_adjacency=truth, source=source, time_limit=args.time_limit,
+                               log=lambda line: print(f"tandem bn learn: {line}", file=err))
         path = report.write_report(learned, folder)
     except (ValueError, TypeError, MemoryError, OSError) as error:
-        print(f"tandem bn learn: error: {error}", file=err)
+        budget = getattr(error, "budget", None)
+        message = error if budget is None else budget.describe(_BN_OPTIONS)
+        print(f"tandem bn learn: error: {message}", file=err)
         return 2
     summary = learned.summary()
     say(f"score table {learned.seconds['score_table']:.1f} s, "
@@ -191,6 +195,19 @@ def _bn_learn(args, out=sys.stdout, err=sys.stderr):
 def _figures_line(path):
     names = sorted(p.name for p in pathlib.Path(path).glob("*.png"))
     return ", ".join(names) if names else "none (matplotlib not installed)"
+
+
+#: How a refused score table names the options of ``tandem bn learn`` (no option
+#: raises the memory limit).
+_BN_OPTIONS = {"max_parents": "--max-parents {}", "candidates": "--candidates {}",
+               "time": "--time-limit"}
+
+
+def _positive_float(text):
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
 
 
 def _positive_int(text):
@@ -219,6 +236,10 @@ def _add_bn(commands):
     learn.add_argument("--chains", type=_positive_int, default=4)
     learn.add_argument("--iterations", type=_positive_int, default=20_000)
     learn.add_argument("--seed", type=int, default=0)
+    learn.add_argument("--time-limit", type=_positive_float, default=600.0,
+                       help="seconds the score table may take, estimated before it starts; "
+                            "past it the run is refused, naming the --max-parents and "
+                            "--candidates that fit (default 600; inf for no limit)")
     learn.add_argument("--dropna", action="store_true", help="drop rows with missing values")
     learn.add_argument("--out", help="the report folder (default tandem-bn-NAME)")
 

@@ -49,6 +49,7 @@ def _population(population, device="cpu"):
         if n < 0:
             raise ValueError(f"population must be non-negative, got {n}")
         return None, n
+    arrays.refuse_masked(population, "population")
     values = arrays.module(device).asarray(population)
     if values.ndim == 0:
         raise ValueError("population must be an int or an array with at least one dimension")

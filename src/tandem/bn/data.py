@@ -16,6 +16,7 @@ import hashlib
 import numbers
 import os
 import warnings
+from collections.abc import Mapping, Set
 
 import numpy as np
 
@@ -62,6 +63,14 @@ def _warn_constant(names, arities, stacklevel):
         if arity == 1:
             warnings.warn(f"column {name!r} is constant (arity 1)", UserWarning,
                           stacklevel=stacklevel)
+
+
+def _array(value, what):
+    """``numpy.asarray(value)``, its failures naming the argument."""
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError, OverflowError) as error:
+        raise type(error)(f"{what} is not an array: {error}") from None
 
 
 def _python(value):
@@ -214,7 +223,7 @@ class Dataset:
 
         The states of column ``j`` are the integers ``0 .. arities[j] - 1``.
         """
-        a = np.asarray(codes)
+        a = _array(codes, "codes")
         if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
             raise TypeError(f"codes must be integers, got dtype {a.dtype}")
         if a.ndim != 2:
@@ -222,8 +231,9 @@ class Dataset:
         n_rows, n_vars = a.shape
         if n_rows == 0 or n_vars == 0:
             raise ValueError(f"codes must have at least one row and one column, got shape {a.shape}")
-        if isinstance(arities, (str, bytes)) or not hasattr(arities, "__len__"):
-            raise TypeError("arities must be a sequence of integers")
+        if isinstance(arities, (str, bytes, Mapping, Set)) or not hasattr(arities, "__len__"):
+            raise TypeError(f"arities must be a sequence of integers, got "
+                            f"{type(arities).__name__}")
         if len(arities) != n_vars:
             raise ValueError(f"arities has {len(arities)} entries for {n_vars} columns")
         checked = []
@@ -231,7 +241,8 @@ class Dataset:
             if isinstance(r, (bool, np.bool_)) or not isinstance(r, numbers.Integral):
                 raise TypeError(f"arities[{j}] must be an integer, got {r!r}")
             if not 1 <= r <= 2**31 - 1:
-                raise ValueError(f"arities[{j}] must be at least 1, got {r}")
+                raise ValueError(f"arities[{j}] must be at least 1 and at most 2**31 - 1, "
+                                 f"got {r}")
             checked.append(int(r))
         names = _check_names(names, n_vars)
         for j, r in enumerate(checked):
@@ -257,7 +268,7 @@ class Dataset:
 
         A constant column gets a ``UserWarning``.
         """
-        a = np.asarray(array)
+        a = _array(array, "array")
         if a.dtype == object or a.dtype == np.bool_ or not (
                 np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer)):
             raise TypeError(f"array must hold real numbers, got dtype {a.dtype}")
@@ -320,19 +331,22 @@ class Dataset:
                 columns.append(("array", series.to_numpy(), None))
             else:
                 columns.append(("array", series.to_numpy(dtype=object), None))
-        return _build(columns, missing, names, lambda i: f"row {labels[i]!r}", kind, dropna)
+        return _build(columns, missing, names, lambda i: f"row {labels[i]!r}", kind, dropna,
+                      "df")
 
     @classmethod
     def from_csv(cls, path, *, kind=None, dropna=False, delimiter=",",
-                 missing=MISSING_TOKENS, encoding="utf-8"):
+                 missing=MISSING_TOKENS, encoding="utf-8-sig"):
         """Discrete or Gaussian data from a CSV file with a header line.
 
         Read with the standard ``csv`` module (the same result whether or not
         pandas is installed). A column whose cells all parse as integers holds
-        ints, else one whose cells all parse as floats holds floats, else it
-        holds the strings as written. Then the rules of
-        :meth:`from_dataframe` apply (``kind``, ``dropna``, states); errors
-        name the column and the line of the file.
+        ints (exactly, however large), else one whose cells all parse as
+        floats holds floats, else one where no cell parses as a number holds
+        the strings as written; a column that mixes numbers and other strings
+        raises ``ValueError`` naming the column and the two lines. Then the
+        rules of :meth:`from_dataframe` apply (``kind``, ``dropna``, states);
+        errors name the column and the line of the file.
 
         Parameters
         ----------
@@ -340,53 +354,130 @@ class Dataset:
         kind, dropna
             As for :meth:`from_dataframe`.
         delimiter : str
+            One character.
         missing : iterable of str
             Cells (after stripping spaces) that count as missing.
         encoding : str
+            The default, ``"utf-8-sig"``, reads UTF-8 with or without a byte
+            order mark; a mark left by another encoding is dropped from the
+            first column's name too.
+
+        Raises
+        ------
+        ValueError
+            For a file that is not text in ``encoding``, that the ``csv``
+            module cannot parse (a cell longer than ``csv.field_size_limit()``
+            characters, say), with rows of the wrong length, or with values
+            that break the rules above; the message names the file and the line.
         """
-        missing = frozenset(missing)
-        with open(os.fspath(path), newline="", encoding=encoding) as f:
-            reader = csv.reader(f, delimiter=delimiter)
-            try:
-                header = next(reader)
-            except StopIteration:
-                raise ValueError(f"{os.fspath(path)!r} is empty: expected a header line") from None
-            header = [h.strip() for h in header]
-            names = _check_names(header, len(header))
-            rows, lines = [], []
-            for row in reader:
-                if not row or (len(row) == 1 and not row[0].strip()):
-                    continue
-                if len(row) != len(names):
-                    raise ValueError(f"line {reader.line_num} has {len(row)} cells, the header "
-                                     f"has {len(names)}")
-                rows.append([c.strip() for c in row])
-                lines.append(reader.line_num)
+        name = _check_path(path)
+        missing = _check_missing(missing)
+        if not isinstance(encoding, str):
+            raise TypeError(f"encoding must be a str, got {type(encoding).__name__}")
+        try:
+            with open(name, newline="", encoding=encoding) as f:
+                header, rows, lines = _read_rows(csv.reader(f, delimiter=delimiter), name)
+        except LookupError:
+            raise ValueError(f"encoding: unknown encoding {encoding!r}") from None
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{name!r} is not {encoding} text: {error}") from None
+        names = _check_names(header, len(header))
         columns, masks = [], []
-        for j in range(len(names)):
+        for j, column in enumerate(names):
             cells = [row[j] for row in rows]
             mask = np.fromiter((c in missing for c in cells), dtype=bool, count=len(cells))
-            columns.append(("array", _parse_cells(cells, mask), None))
+            columns.append(("array", _parse_cells(cells, mask, column, lines), None))
             masks.append(mask)
-        return _build(columns, masks, names, lambda i: f"line {lines[i]}", kind, dropna)
+        return _build(columns, masks, names, lambda i: f"line {lines[i]}", kind, dropna,
+                      repr(name))
 
 
-def _parse_cells(cells, mask):
+def _check_path(path):
+    if not isinstance(path, (str, bytes, os.PathLike)):  # not a file descriptor either
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    return os.fsdecode(os.fspath(path))
+
+
+def _check_missing(missing):
+    if isinstance(missing, (str, bytes)) or not hasattr(missing, "__iter__"):
+        raise TypeError(f"missing must be an iterable of str (not one str), got {missing!r}")
+    missing = frozenset(missing)
+    for token in missing:
+        if not isinstance(token, str):
+            raise TypeError(f"missing must hold str, got {token!r}")
+    return missing
+
+
+def _read_rows(reader, name):
+    """``(header, rows, lines)`` from a ``csv.reader``: cells stripped, blank lines skipped,
+    a leading byte order mark dropped; a ``csv.Error`` becomes ``ValueError``."""
+    try:
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise ValueError(f"{name!r} is empty: expected a header line") from None
+        header = [h.strip() for h in header]
+        if header:
+            header[0] = header[0].lstrip("\ufeff").strip()
+        rows, lines = [], []
+        for row in reader:
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue
+            if len(row) != len(header):
+                raise ValueError(f"{name!r}: line {reader.line_num} has {len(row)} cells, "
+                                 f"the header has {len(header)}")
+            rows.append([c.strip() for c in row])
+            lines.append(reader.line_num)
+    except csv.Error as error:
+        limit = csv.field_size_limit()
+        why = (f"a cell is longer than the csv module's limit of {limit} characters"
+               if "field limit" in str(error) else str(error))
+        raise ValueError(f"{name!r}: cannot read line {reader.line_num}: {why}") from None
+    return header, rows, lines
+
+
+def _parse_cells(cells, mask, column, lines):
+    """One column's present cells as int64, exact Python ints (beyond int64), float64 or
+    str values; ``ValueError`` when numbers and other strings mix."""
     present = [c for c, m in zip(cells, mask) if not m]
-    for convert, dtype in ((int, np.int64), (float, np.float64)):
+    for convert in (int, float):
         try:
             parsed = [convert(c) for c in present]
         except (ValueError, OverflowError):
             continue
-        if dtype is np.int64 and parsed and not -2**63 <= min(parsed) <= max(parsed) < 2**63:
-            continue
-        out = np.zeros(len(cells), dtype=dtype) if dtype is np.int64 else np.full(
-            len(cells), np.nan)
+        if convert is float:
+            out = np.full(len(cells), np.nan)
+        elif not parsed or -2**63 <= min(parsed) <= max(parsed) < 2**63:
+            out = np.zeros(len(cells), dtype=np.int64)
+        else:  # beyond int64: exact ints, never a wrapped or rounded code
+            out = np.zeros(len(cells), dtype=object)
         out[~mask] = parsed
         return out
+    _check_not_mixed(cells, mask, column, lines)
     out = np.empty(len(cells), dtype=object)
     out[:] = [None if m else c for c, m in zip(cells, mask)]
     return out
+
+
+def _number(cell):
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_not_mixed(cells, mask, column, lines):
+    """Refuse a column where some cells are numbers and others are not."""
+    first = {}  # is a number -> the first such cell
+    for i, (cell, m) in enumerate(zip(cells, mask)):
+        if not m:
+            first.setdefault(_number(cell), i)
+    if len(first) == 2:
+        number, string = first[True], first[False]
+        raise ValueError(f"column {column!r} mixes types: the number {cells[number]!r} at "
+                         f"line {lines[number]}, the string {cells[string]!r} at line "
+                         f"{lines[string]}")
 
 
 def _warn_gaussian_constant(names, values, stacklevel):
@@ -411,23 +502,33 @@ def _non_whole(values):
     return int(bad[0]) if bad.size else None
 
 
-def _build(columns, missing, names, where, kind, dropna):
+def _floats(values, name):
+    """``values`` as float64; ``ValueError`` naming the column for an int beyond float64."""
+    try:
+        return np.asarray(values).astype(np.float64)
+    except OverflowError:
+        raise ValueError(f"column {name!r} has an integer too large for float64") from None
+
+
+def _build(columns, missing, names, where, kind, dropna, source):
     """The checks and the coding shared by ``from_dataframe`` and ``from_csv``.
 
     ``columns[j]`` is ``("categorical", codes, categories)`` or ``("array",
     values, None)``; ``missing[j]`` marks its missing cells; ``where(i)``
-    names row ``i`` for messages.
+    names row ``i`` and ``source`` the input for messages.
     """
+    if kind is not None and not isinstance(kind, str):
+        raise TypeError(f"kind must be 'discrete', 'gaussian' or None, got {kind!r}")
     if kind not in (None,) + KINDS:
         raise ValueError(f"kind must be 'discrete', 'gaussian' or None, got {kind!r}")
     if not isinstance(dropna, (bool, np.bool_)):
         raise TypeError(f"dropna must be True or False, got {dropna!r}")
     n_vars = len(names)
     if n_vars == 0:
-        raise ValueError("the data have no columns")
+        raise ValueError(f"{source} has no columns")
     n_rows = len(missing[0])
     if n_rows == 0:
-        raise ValueError("the data have no rows")
+        raise ValueError(f"{source} has no rows")
     any_missing = np.zeros(n_rows, dtype=bool)
     for m in missing:
         any_missing |= m
@@ -472,6 +573,10 @@ def _build(columns, missing, names, where, kind, dropna):
             families.append(fam)
         elif values.dtype == np.bool_:
             families.append("bool")
+        elif not (np.issubdtype(values.dtype, np.floating)
+                  or np.issubdtype(values.dtype, np.integer)):
+            raise TypeError(f"column {names[j]!r} holds values of dtype {values.dtype}: "
+                            f"expected integers, reals, bools or strings")
         elif np.issubdtype(values.dtype, np.floating):
             families.append("float")
         else:
@@ -483,7 +588,7 @@ def _build(columns, missing, names, where, kind, dropna):
     if kind is None:
         non_whole = []
         for j, (fam, (tag, values, _)) in enumerate(zip(families, columns)):
-            if fam == "float" and _non_whole(kept(values).astype(np.float64)) is not None:
+            if fam == "float" and _non_whole(_floats(kept(values), names[j])) is not None:
                 non_whole.append(j)
         if not non_whole:
             kind = "discrete"
@@ -502,7 +607,7 @@ def _build(columns, missing, names, where, kind, dropna):
                 rows = np.flatnonzero(~any_missing)
                 raise TypeError(f"column {names[j]!r} is not numeric ({fam} values, e.g. at "
                                 f"{where(int(rows[0]))}): Gaussian data must be real numbers")
-            column = kept(values).astype(np.float64)
+            column = _floats(kept(values), names[j])
             bad = np.flatnonzero(~np.isfinite(column))
             if bad.size:
                 i = int(np.flatnonzero(~any_missing)[bad[0]])
@@ -519,12 +624,13 @@ def _build(columns, missing, names, where, kind, dropna):
             continue
         column = kept(values)
         if fam == "float":
-            column = column.astype(np.float64)
+            column = _floats(column, names[j])
             bad = np.flatnonzero(~np.isfinite(column))
             if bad.size:
                 i = int(np.flatnonzero(~any_missing)[bad[0]])
                 raise ValueError(f"column {names[j]!r} has an infinite value at {where(i)}")
-            if _non_whole(column) is None:
+            if _non_whole(column) is None and np.all(np.abs(column) < 2.0**63):
+                # whole numbers become ints; beyond int64 they stay distinct floats
                 column = column.astype(np.int64)
         uniques, inverse = np.unique(column, return_inverse=True)
         codes.append(inverse.reshape(-1))

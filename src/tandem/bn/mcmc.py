@@ -35,13 +35,13 @@ import numbers
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import NamedTuple
 
 import numba
 import numpy as np
 
-from .. import _progress, core
+from .. import _progress, core, parallel
 from ..core.fmath import exp64, log64
 from ..distributions import random_at
 from ..stream import Stream
@@ -49,7 +49,7 @@ from . import combinations
 
 core.register()
 
-__all__ = ["order_mcmc", "OrderMCMCResult", "MOVES", "CUTOFF"]
+__all__ = ["order_mcmc", "OrderMCMCResult", "MOVES", "CUTOFF", "estimate_bytes"]
 
 #: The move kinds, in the order of their columns in the acceptance arrays.
 MOVES = ("adjacent", "transposition", "relocate")
@@ -528,6 +528,7 @@ def _chain(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
             kept += 1
 
 
+@parallel.guarded
 @numba.njit(parallel=True, cache=True)
 def _advance(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
              orders, best_score, best_order, trace, proposed, accepted,
@@ -611,7 +612,8 @@ class _Prepared:
             np.bitwise_or.at(set_masks, (np.nonzero(has)[0], p[has] // 64),
                              np.left_shift(np.uint64(1), (p[has] % 64).astype(np.uint64)))
         # best first; ties keep rank order
-        self.sorted_ranks = np.argsort(-self.scores, axis=1, kind="stable").astype(np.int64)
+        self.sorted_ranks = np.argsort(-self.scores, axis=1, kind="stable").astype(np.int64,
+                                                                                   copy=False)
         self.sorted_scores = np.take_along_axis(self.scores, self.sorted_ranks, axis=1)
         self.n_finite = np.isfinite(self.sorted_scores).sum(axis=1).astype(np.int64)
         self.masks = np.ascontiguousarray(set_masks[self.sorted_ranks])
@@ -621,6 +623,21 @@ class _Prepared:
                               combinations.offsets(m, k), combinations.binomial_table(m, k),
                               self.subsets, self.masks, self.sorted_scores, self.sorted_ranks,
                               self.n_finite)
+
+
+def estimate_bytes(n_nodes, m, max_parents, *, chains=4, iterations=10_000):
+    """The bytes :func:`order_mcmc` takes beyond the score table itself, at its peak.
+
+    For a table of ``n_nodes`` rows over ``m`` candidate slots: the sorted
+    scores and ranks, the weights (one table each) and the sets' bit masks
+    (``ceil(m / 64)`` words per entry), the subset table, and the chains'
+    state, traces and DAG uniforms.
+    """
+    width = int(combinations.n_sets(m, max_parents))
+    words = max(1, (m + 63) // 64)
+    entries = n_nodes * width
+    return (8 * entries * (3 + words) + 8 * width * (max_parents + words + 1)
+            + chains * (16 * n_nodes * n_nodes + 8 * iterations + (1 << 23)))
 
 
 # -- settings and checkpoints -------------------------------------------------
@@ -665,25 +682,195 @@ def _save(path, state, settings, fingerprint):
     os.replace(tmp, path)
 
 
-def _load(path, settings, fingerprint, burn_in_given):
-    with np.load(path, allow_pickle=False) as f:
-        data = {name: f[name] for name in f.files}
-    if int(data.get("version", -1)) != _CHECKPOINT_VERSION:
-        raise ValueError(f"resume: {path} is not an order-MCMC checkpoint of this version")
-    if str(data["fingerprint"]) != fingerprint:
-        raise ValueError(f"resume: {path} was written for another score table "
-                         f"(fingerprint {str(data['fingerprint'])!r}, this table's is "
-                         f"{fingerprint!r})")
-    theirs = json.loads(str(data["settings"]))
-    if not burn_in_given and "burn_in" in theirs:
-        settings["burn_in"] = theirs["burn_in"]
-    mine = settings
-    differ = sorted(key for key in set(mine) | set(theirs) if mine.get(key) != theirs.get(key))
-    if differ:
-        details = "; ".join(f"{key}: checkpoint {theirs.get(key)!r}, now {mine.get(key)!r}"
-                            for key in differ)
-        raise ValueError(f"resume: {path} was written with other settings ({details})")
+def _array_fields(chains, n, done):
+    """The arrays of a checkpoint: ``{name: (dtype, shape)}`` for ``chains`` chains of
+    ``n`` nodes that ran ``done`` iterations."""
+    i8, f8 = np.dtype(np.int64), np.dtype(np.float64)
+    return {
+        "orders": (i8, (chains, n)), "best_order": (i8, (chains, n)),
+        "best_score": (f8, (chains,)), "trace": (f8, (chains, done)),
+        "proposed": (i8, (chains, 3)), "accepted": (i8, (chains, 3)),
+        "edge_counts": (i8, (chains, n, n)), "edge_given_order": (f8, (chains, n, n)),
+        "n_kept": (i8, (chains,)),
+    }
+
+
+_HEADER_FIELDS = ("version", "fingerprint", "settings", "done")
+
+
+class _Refusal:
+    """Raises the ``ValueError`` of a checkpoint that cannot be resumed, naming ``resume``."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+
+    def __call__(self, field, why):
+        where = f"field {field!r}: " if field else ""
+        raise ValueError(f"resume: {self.path}: {where}{why}")
+
+
+def _read_checkpoint(path, refuse, most_bytes):
+    """The arrays of the ``.npz`` file ``path``, checked to be exactly the fields of a
+    checkpoint and to hold at most ``most_bytes`` (before anything is read)."""
+    try:
+        f = np.load(path, allow_pickle=False)
+    except Exception as error:  # any failure to open or parse: damaged, empty, not npz
+        refuse(None, f"cannot be read as an order-MCMC checkpoint "
+                     f"({type(error).__name__}: {error})")
+    if not isinstance(f, np.lib.npyio.NpzFile):
+        refuse(None, "is not an order-MCMC checkpoint (an .npz file)")
+    with f:
+        names = set(f.files)
+        wanted = set(_HEADER_FIELDS) | set(_array_fields(0, 0, 0))
+        if names - wanted or wanted - names:
+            refuse(None, f"is not an order-MCMC checkpoint of version {_CHECKPOINT_VERSION}: "
+                         f"missing fields {sorted(wanted - names)}, unknown fields "
+                         f"{sorted(names - wanted)}")
+        size = sum(info.file_size for info in f.zip.infolist())
+        if size > most_bytes:
+            refuse(None, f"holds {size} bytes, more than the {most_bytes} that a checkpoint "
+                         f"of these chains and iterations can")
+        data = {}
+        for name in sorted(names):
+            try:
+                data[name] = f[name]
+            except Exception as error:  # a damaged member: CRC, truncation, pickled data
+                refuse(name, f"cannot be read ({type(error).__name__}: {error})")
     return data
+
+
+def _scalar(data, name, kind, refuse):
+    """The 0-d field ``name`` as a Python value; ``kind`` is "int" or "str"."""
+    a = data[name]
+    good = a.shape == () and (a.dtype.kind in "iu" if kind == "int" else a.dtype.kind == "U")
+    if not good:
+        refuse(name, f"must be a single {kind}, got {a.dtype} with shape {a.shape}")
+    return int(a) if kind == "int" else str(a)
+
+
+def _checked_settings(data, settings, burn_in_given, refuse):
+    """Compare the checkpoint's settings with ``settings`` (taking its burn-in when none
+    was given)."""
+    try:
+        theirs = json.loads(_scalar(data, "settings", "str", refuse))
+    except json.JSONDecodeError as error:
+        refuse("settings", f"is not JSON ({error})")
+    if not isinstance(theirs, dict):
+        refuse("settings", f"must be a JSON object, got {type(theirs).__name__}")
+    if not burn_in_given and "burn_in" in theirs:
+        b = theirs["burn_in"]
+        if isinstance(b, bool) or not isinstance(b, int) or b < 0:
+            refuse("settings", f"burn_in must be a non-negative integer, got {b!r}")
+        settings["burn_in"] = b
+    differ = sorted(key for key in set(settings) | set(theirs)
+                    if settings.get(key) != theirs.get(key))
+    if differ:
+        details = "; ".join(f"{key}: checkpoint {theirs.get(key)!r}, now {settings.get(key)!r}"
+                            for key in differ)
+        refuse(None, f"was written with other settings ({details})")
+
+
+def _checked_arrays(data, chains, n, done, refuse):
+    """The state arrays, each of its dtype and shape, as fresh writable copies."""
+    state = {}
+    for name, (dtype, shape) in _array_fields(chains, n, done).items():
+        a = data[name]
+        if a.dtype != dtype or a.shape != shape:
+            refuse(name, f"must be {dtype} with shape {shape}, got {a.dtype} with shape "
+                         f"{a.shape}")
+        state[name] = np.array(a)
+    return state
+
+
+def _n_kept(done, burn_in, thin):
+    """Orders kept in iterations ``0 .. done - 1``."""
+    return max(0, -(-(done - burn_in) // thin))
+
+
+def _check_counts(state, n, done, settings, allowed, refuse):
+    """The counters: proposals, acceptances, kept orders and edge counts."""
+    proposed, accepted = state["proposed"], state["accepted"]
+    per_chain = done if n >= 2 else 0
+    if np.any(proposed < 0) or np.any(proposed.sum(axis=1) != per_chain):
+        refuse("proposed", f"must be non-negative and sum to {per_chain} proposals per chain")
+    if np.any(accepted < 0) or np.any(accepted > proposed):
+        refuse("accepted", "must lie between 0 and the proposals of each move")
+    kept = _n_kept(done, settings["burn_in"], settings["thin"])
+    if np.any(state["n_kept"] != kept):
+        refuse("n_kept", f"must be {kept} for {done} iterations, got "
+                         f"{state['n_kept'].tolist()}")
+    most = kept * settings["dags_per_order"]
+    counts = state["edge_counts"]
+    if np.any(counts < 0) or np.any(counts > most) or np.any(counts[:, ~allowed]):
+        refuse("edge_counts", f"must lie in 0 .. {most}, zero where the table allows no edge")
+    given = state["edge_given_order"]
+    if not (np.all(np.isfinite(given)) and np.all(given >= 0)
+            and np.all(given <= kept * (1 + 1e-9)) and not np.any(given[:, ~allowed])):
+        refuse("edge_given_order", f"must lie in [0, {kept}], zero where the table allows "
+                                   f"no edge")
+
+
+def _order_score(order, kernel):
+    node_scores = np.empty(order.shape[0])
+    _order_node_scores(order, kernel, node_scores)
+    return _total(node_scores)
+
+
+def _check_orders(state, n, done, kernel, refuse):
+    """Orders are permutations, and the scores agree with them (scores are pure functions
+    of the order, so exactly)."""
+    for name in ("orders", "best_order"):
+        if not np.array_equal(np.sort(state[name], axis=1),
+                              np.broadcast_to(np.arange(n), state[name].shape)):
+            refuse(name, f"must hold one permutation of the {n} nodes per chain")
+    trace, best = state["trace"], state["best_score"]
+    if not np.all(np.isfinite(trace)):
+        refuse("trace", "must be finite")
+    for c in range(state["orders"].shape[0]):
+        now = trace[c, done - 1] if done else best[c]
+        if _order_score(state["orders"][c], kernel) != now:
+            refuse("orders", f"chain {c}'s order does not have the score the checkpoint "
+                             f"records for it")
+        if _order_score(state["best_order"][c], kernel) != best[c] or (
+                done and best[c] < trace[c].max()):
+            refuse("best_score", f"chain {c}'s best score is not that of its best order, "
+                                 f"or lies below its trace")
+
+
+def _load(path, settings, fingerprint, burn_in_given, iterations, prepared):
+    """Read and check the checkpoint ``path`` field by field; returns ``(state, done)``.
+
+    ``settings`` gets the checkpoint's burn-in when none was given. Every
+    refusal is a ``ValueError`` naming ``resume`` and the field.
+    """
+    refuse = _Refusal(path)
+    chains, n = settings["chains"], prepared.n
+    most = 8 * chains * (iterations + 4 * n + 2 * n * n + 16) + (1 << 20)
+    data = _read_checkpoint(path, refuse, most)
+    if _scalar(data, "version", "int", refuse) != _CHECKPOINT_VERSION:
+        refuse("version", f"must be {_CHECKPOINT_VERSION}, got {data['version']}")
+    theirs = _scalar(data, "fingerprint", "str", refuse)
+    if theirs != fingerprint:
+        refuse("fingerprint", f"was written for another score table (fingerprint "
+                              f"{theirs!r}, this table's is {fingerprint!r})")
+    _checked_settings(data, settings, burn_in_given, refuse)
+    done = _scalar(data, "done", "int", refuse)
+    if done < 0:
+        refuse("done", f"must be non-negative, got {done}")
+    if iterations < done:
+        raise ValueError(f"iterations={iterations} is less than the {done} iterations "
+                         f"the checkpoint {refuse.path} already ran")
+    state = _checked_arrays(data, chains, n, done, refuse)
+    allowed = np.zeros((n, n), dtype=bool)  # [parent, child]
+    for v in range(n):
+        parents = prepared.candidates[v]
+        allowed[parents[parents >= 0], v] = True
+    _check_counts(state, n, done, settings, allowed, refuse)
+    _check_orders(state, n, done, prepared.kernel, refuse)
+    trace = np.full((chains, iterations), np.nan)
+    trace[:, :done] = state["trace"]
+    state["trace"] = trace
+    return state, done
 
 
 # -- the public function --------------------------------------------------------
@@ -695,12 +882,15 @@ class OrderMCMCStreams(dict):
     """
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class OrderMCMCResult:
     """What :func:`order_mcmc` returns.
 
     Arrays indexed ``[parent, child]`` are over the table's nodes, in the
-    order of ``names``.
+    order of ``names``. Two results are equal (``==``) when every field is:
+    arrays of the same dtype and shape with the same values (NaN equal to
+    NaN), so a resumed run equals the uninterrupted one. Results are not
+    hashable.
 
     Attributes
     ----------
@@ -760,6 +950,27 @@ class OrderMCMCResult:
     names: tuple
     streams: OrderMCMCStreams = field(repr=False)
 
+    def __eq__(self, other):
+        if not isinstance(other, OrderMCMCResult):
+            return NotImplemented
+        return all(_same(getattr(self, f.name), getattr(other, f.name)) for f in fields(self))
+
+    __hash__ = None
+
+
+def _same(a, b):
+    """Equality of result fields: arrays by dtype, shape and values (NaN == NaN), dicts by
+    keys and values, floats with NaN == NaN."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+                and a.shape == b.shape
+                and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+        return True
+    return type(a) is type(b) and bool(a == b)
+
 
 def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=10,
                moves=MOVES, dags_per_order=1, checkpoint=None, resume=None, progress=True):
@@ -801,7 +1012,13 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         A checkpoint to continue from. It must come from the same table
         (fingerprint), root, chains, burn-in, thin, moves and dags per order,
         else ``ValueError``. The continued chains equal, bit for bit, those
-        of one uninterrupted run.
+        of one uninterrupted run. The file is checked field by field before
+        anything runs: exactly the fields of a checkpoint, no larger than
+        these chains and iterations can make, each of its dtype and shape,
+        every order a permutation of the nodes, the counters consistent with
+        the iterations done, and the recorded scores those of the recorded
+        orders. A damaged, empty or crafted file raises ``ValueError``
+        naming ``resume`` and the field.
     progress : bool or "always"
         Show a progress bar (on a terminal).
 
@@ -849,18 +1066,8 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
                                dags=root.sub(PURPOSE_DAGS))
 
     if resume is not None:
-        state = _load(resume, settings, fingerprint, burn_in_given)
+        state, done = _load(resume, settings, fingerprint, burn_in_given, iterations, prepared)
         burn_in = settings["burn_in"]
-        done = int(state["done"])
-        if iterations < done:
-            raise ValueError(f"iterations={iterations} is less than the {done} iterations "
-                             f"the checkpoint {resume} already ran")
-        trace = np.full((chains, iterations), np.nan)
-        trace[:, :done] = state["trace"][:, :done]
-        state = {name: np.array(state[name]) for name in (
-            "orders", "best_score", "best_order", "proposed", "accepted", "edge_counts",
-            "edge_given_order", "n_kept")}
-        state["trace"] = trace
     else:
         done = 0
         orders = np.array([_initial_order(streams["initial"].split(c), n)

@@ -9,7 +9,8 @@
   when the true graph is known, SHD and edge AUROC;
 * ``traces.png``, ``edges.png``, ``chains.png``: the order log-score trace
   of each chain, the edge probabilities (with the true edges marked), and
-  chain against chain (needs matplotlib, the ``docs`` extra).
+  chain against chain (needs matplotlib, the ``docs`` extra; ``chains.png``
+  needs two chains or more).
 
 Streams: the data of ``--network`` come from ``Philox(seed).sub("data")``
 and the chains from ``Philox(seed).sub("mcmc")``.
@@ -17,12 +18,17 @@ and the chains from ``Philox(seed).sub("mcmc")``.
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import hashlib
 import json
 import os
 import pathlib
+import secrets
 import shutil
-import tempfile
+import signal
+import socket
+import threading
 import time
 from dataclasses import dataclass
 
@@ -30,16 +36,17 @@ import numpy as np
 
 from ..stream import Philox
 from . import diagnostics
+from .mcmc import estimate_bytes as mcmc_bytes
 from .mcmc import order_mcmc
-from .table import score_table
+from .table import _duration, plan_table
 
 PURPOSE_DATA, PURPOSE_MCMC = "data", "mcmc"
 FIGURES = ("traces.png", "edges.png", "chains.png")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Learned:
-    """What :func:`learn` found, and how.
+    """What :func:`learn` found, and how. Compared by identity.
 
     Attributes
     ----------
@@ -117,8 +124,14 @@ def _plain(value):
     return value
 
 
+#: A run whose score table is estimated to take longer than this many seconds
+#: shows its progress bars on stderr even when it is not a terminal.
+PROGRESS_AFTER = 5.0
+
+
 def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains=4,
-          iterations=20_000, seed=0, true_adjacency=None, source="data", progress=True):
+          iterations=20_000, seed=0, true_adjacency=None, source="data", time_limit=None,
+          progress=True, log=None):
     """Score table and order MCMC for ``data``.
 
     Parameters
@@ -135,7 +148,17 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
         The true graph ``[parent, child]``, for SHD and AUROC.
     source : str
         A description of the data, for the report.
+    time_limit : float, optional
+        Seconds the score table may take, estimated before it starts
+        (:func:`tandem.bn.table.plan_table`); past it
+        :class:`~tandem.bn.table.ScoreTableTimeError`. Default no limit.
+        The memory limit (half the memory available) covers the table and
+        what order MCMC builds from it (:func:`tandem.bn.mcmc.estimate_bytes`).
     progress : bool or "always"
+        True shows the bars on a terminal, and on any stderr when the score
+        table is estimated at more than :data:`PROGRESS_AFTER` seconds.
+    log : callable, optional
+        Called with a line of text: the time estimate of a long score table.
 
     Returns
     -------
@@ -147,8 +170,16 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
     if score == "bdeu":
         settings["ess"] = table_settings["ess"] = ess
     t0 = time.perf_counter()
-    table = score_table(data, score=score, max_parents=max_parents, candidates=candidates,
-                        progress=progress, **table_settings)
+    plan = plan_table(data, score=score, max_parents=max_parents, candidates=candidates,
+                      time_limit=time_limit, extra_bytes=lambda k, m: mcmc_bytes(
+                          data.n_vars, m, k, chains=chains, iterations=iterations),
+                      **table_settings)
+    if plan.seconds > PROGRESS_AFTER:
+        if log is not None:
+            log(f"score table: {plan.n_nodes} nodes x {plan.n_sets} parent sets, about "
+                f"{_duration(plan.seconds)} (estimated)")
+        progress = "always" if progress is True else progress
+    table = plan.compute(progress)
     t1 = time.perf_counter()
     result = order_mcmc(table, Philox(seed).sub(PURPOSE_MCMC), chains=chains,
                         iterations=iterations, progress=progress)
@@ -158,29 +189,200 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
                    truth, source)
 
 
+#: The files of a report (figures only with matplotlib).
+REPORT_FILES = ("edges.csv", "run.json") + FIGURES
+
+_STAGING = ".tandem-report-"
+
+
+def check_out(out):
+    """Check, before a run, that the report can be written to the folder ``out``.
+
+    ``out`` may exist (a folder: its report files are replaced, other files
+    are kept) or not (its nearest existing ancestor must be a folder we can
+    write in). Removes what earlier runs, killed while staging, left there.
+    Returns ``out`` as a :class:`pathlib.Path`; raises ``ValueError`` naming
+    ``out`` otherwise, writing nothing.
+    """
+    out = pathlib.Path(out)
+    if out.exists() or out.is_symlink():
+        if not out.is_dir():
+            raise ValueError(f"out must be a folder, got the file {str(out)!r}")
+        for name in REPORT_FILES:
+            if (out / name).is_dir():
+                raise ValueError(f"out: {str(out / name)!r} is a folder; the report writes a "
+                                 f"file there")
+        _sweep(out)
+        _probe(out)
+    else:
+        ancestor = out.parent
+        while not (ancestor.exists() or ancestor == ancestor.parent):
+            ancestor = ancestor.parent
+        if not ancestor.is_dir():
+            raise ValueError(f"out: {str(ancestor)!r} is not a folder, so {str(out)!r} "
+                             f"cannot be made")
+        if ancestor == out.parent:
+            _sweep(ancestor)
+        _probe(ancestor)
+    return out
+
+
+def _probe(folder):
+    """Make and remove a staging folder in ``folder``; ``ValueError`` if we cannot."""
+    try:
+        _make_staging(folder).rmdir()
+    except OSError as error:
+        raise ValueError(f"out: cannot write in {str(folder)!r} ({error.strerror})") from None
+
+
+def _host():
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def _make_staging(folder):
+    """A new empty folder ``.tandem-report-HOST-PID-RANDOM`` in ``folder``, with the
+    permissions of any new folder (so that renamed into place it is one)."""
+    while True:
+        path = pathlib.Path(folder) / f"{_STAGING}{_host()}-{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+
+
+def _alive(pid):
+    if os.name != "posix":
+        return True  # no safe test: keep it
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _sweep(folder):
+    """Remove the staging folders in ``folder`` that a dead process of this host left."""
+    for path in pathlib.Path(folder).glob(f"{_STAGING}{_host()}-*-*"):
+        pid = path.name[len(_STAGING):].split("-")[1]
+        if pid.isdigit() and path.is_dir() and not path.is_symlink() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+class _Signalled(BaseException):
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_raise():
+    """While inside, SIGTERM, SIGHUP and SIGINT raise :class:`_Signalled` (in the main
+    thread), so that ``finally`` clauses run; afterwards the signal is raised again for
+    the handler that was there before."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    wanted = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT")
+              if hasattr(signal, name)]
+    wanted = [sig for sig in wanted if signal.getsignal(sig) not in (signal.SIG_IGN, None)]
+
+    def handler(signum, frame):
+        raise _Signalled(signum)
+
+    previous = {sig: signal.signal(sig, handler) for sig in wanted}
+    try:
+        yield
+    except _Signalled as caught:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+        previous = {}
+        signal.raise_signal(caught.signum)  # the handler of before: may end the process
+        raise InterruptedError(f"interrupted by signal {caught.signum} while writing the "
+                               f"report; nothing was written") from None
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
 def write_report(learned, out):
     """Write the report of ``learned`` into the folder ``out``; returns its path.
 
-    Everything is made in a temporary folder first and moved in at the end,
-    so a failure leaves no partial report.  Files of an earlier report in
-    ``out`` are replaced.
+    All or nothing: every file is made in a staging folder (next to ``out``,
+    or inside it when it exists) and every destination is checked before
+    anything moves into ``out``; a new ``out`` is then one rename, an
+    existing one has its report files replaced one by one, and put back if
+    a move fails. Files of an earlier report in ``out`` are replaced (or
+    removed, a figure that this report lacks); other files are kept.
+    SIGTERM, SIGHUP and SIGINT remove the staging folder, and one that a
+    killed process left is removed by the next report written there.
     """
-    out = pathlib.Path(out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"out must be a folder, got the file {str(out)!r}")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = pathlib.Path(tempfile.mkdtemp(prefix=".tandem-report-", dir=out.parent))
-    try:
-        record = learned.summary()
-        record["figures"] = _figures(learned, staging)
-        _edges_csv(learned, staging / "edges.csv")
-        (staging / "run.json").write_text(json.dumps(record, indent=2) + "\n")
-        out.mkdir(exist_ok=True)
-        for path in staging.iterdir():
-            os.replace(path, out / path.name)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    out = check_out(out)
+    created = []
+    with _signals_raise():
+        try:
+            _make_parents(out.parent, created)
+            staging = _make_staging(out if out.is_dir() else out.parent)
+            try:
+                record = learned.summary()
+                record["figures"] = _figures(learned, staging)
+                _edges_csv(learned, staging / "edges.csv")
+                (staging / "run.json").write_text(json.dumps(record, indent=2) + "\n")
+                _commit(staging, out)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
+        except BaseException:
+            for folder in reversed(created):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            raise
     return out
+
+
+def _make_parents(folder, created):
+    """Make ``folder`` and its missing ancestors, outermost first, appending each to
+    ``created``."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir()
+        created.append(path)
+
+
+def _commit(staging, out):
+    """Move the staged report into ``out``: all of it or, on a failure, none of it."""
+    if not out.exists():
+        try:
+            staging.rename(out)  # one step
+            return
+        except OSError:
+            if not out.is_dir():
+                raise
+    check_out(out)
+    new = sorted(p.name for p in staging.iterdir())
+    backup = staging / ".previous"
+    backup.mkdir()
+    moved_old, moved_new = [], []
+    try:
+        for name in REPORT_FILES:
+            if os.path.lexists(out / name):
+                os.replace(out / name, backup / name)
+                moved_old.append(name)
+        for name in new:
+            os.replace(staging / name, out / name)
+            moved_new.append(name)
+    except BaseException:
+        for name in reversed(moved_new):
+            with contextlib.suppress(OSError):
+                os.replace(out / name, staging / name)
+        for name in reversed(moved_old):
+            with contextlib.suppress(OSError):
+                os.replace(backup / name, out / name)
+        raise
 
 
 def _edges_csv(learned, path):
@@ -209,8 +411,9 @@ def _figures(learned, folder):
         "edges.png": diagnostics.plot_edge_probabilities(
             result.edge_probabilities, names=learned.table.names,
             true_adjacency=learned.true_adjacency),
-        "chains.png": diagnostics.plot_chain_scatter(result.chain_edge_probabilities),
     }
+    if result.chain_edge_probabilities.shape[0] >= 2:  # chain against chain
+        figures["chains.png"] = diagnostics.plot_chain_scatter(result.chain_edge_probabilities)
     for name, figure in figures.items():
         figure.savefig(folder / name, dpi=120, bbox_inches="tight")
         plt.close(figure)

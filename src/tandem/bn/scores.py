@@ -195,16 +195,22 @@ def memo_alphas(scorer, max_parents):
 def scratch_sizes(scorer, max_parents):
     """``(cells, level rows, level length, side, memo rows, memo length)``: the shapes of one
     thread's scratch for families of at most ``max_parents`` parents (a bound over all
-    families)."""
+    families).
+
+    A family is a child and at most ``max_parents`` other columns, so its
+    cells (parent configurations times child states) are at most the product
+    of the ``max_parents + 1`` largest arities: a column is never its own
+    parent.
+    """
     _, columns, arities, _, _ = scorer.args
     if scorer.score == "bge":
         return 0, 1, max_parents + 1, max_parents + 1, 0, 0
     top = sorted((int(a) for a in arities), reverse=True)
-    q = math.prod(top[:max_parents])
-    _check_cells(q * top[0], max_parents)
+    cells = math.prod(top[:max_parents + 1])
+    _check_cells(cells, max_parents)
     n_rows = columns.shape[1]
     n_alphas = len(memo_alphas(scorer, max_parents))
-    return (q * top[0], max_parents + 1, n_rows, 0, n_alphas,
+    return (cells, max_parents + 1, n_rows, 0, n_alphas,
             min(n_rows, MEMO_COUNTS) + 1 if n_alphas else 0)
 
 

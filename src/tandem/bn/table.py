@@ -18,13 +18,14 @@ from __future__ import annotations
 import hashlib
 import numbers
 import os
+import time
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 from numba import njit, prange
 
-from .. import _progress
+from .. import _progress, parallel
 from . import combinations
 from .scores import (
     Scorer,
@@ -43,8 +44,89 @@ MEMORY_FRACTION = 0.5
 MIN_CHUNK = 1 << 14
 
 
-class ScoreTableMemoryError(MemoryError, ValueError):
-    """The table would not fit in ``memory_limit``: lower ``max_parents`` or restrict ``candidates``."""
+#: Fill calls aim at this many seconds each, so that the progress bar moves.
+CHUNK_SECONDS = 0.5
+
+#: A table whose rough bound of time (:func:`plan_table`) is below this many
+#: seconds is not timed.
+UNTIMED_SECONDS = 1.0
+
+#: The timing sample grows until it takes this many seconds.
+CALIBRATION_SECONDS = 0.05
+
+#: The rough bound on one entry's time: a fixed cost, and a cost per row and level.
+ROUGH_SECONDS_PER_ENTRY = 1e-5
+ROUGH_SECONDS_PER_ROW = 2e-8
+
+#: How :meth:`Budget.describe` names the settings (a command line names its options).
+OPTIONS = {"max_parents": "max_parents={}", "candidates": "candidates={}",
+           "memory": "memory_limit", "time": "time_limit"}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Why a table was refused: what it needs, the limit, and settings that would fit.
+
+    Attributes
+    ----------
+    resource : {"memory", "time"}
+    need, limit : float
+        Bytes or seconds.
+    max_parents, m : int
+        The table asked for: ``k`` and the candidates per node.
+    alternatives : tuple of (str, int, float)
+        ``(setting, value, need)``: the largest ``max_parents`` and the
+        largest ``candidates`` that fit, where one does.
+    """
+
+    resource: str
+    need: float
+    limit: float
+    max_parents: int
+    m: int
+    alternatives: tuple
+
+    def describe(self, options=None):
+        """The message, naming the settings as ``options`` does (default :data:`OPTIONS`)."""
+        options = OPTIONS if options is None else options
+        amount = _gib if self.resource == "memory" else _duration
+        verb = "needs" if self.resource == "memory" else "would take"
+        k = options["max_parents"].format(self.max_parents)
+        ways = [f"{options[name].format(value)} would fit (about {amount(need)})"
+                for name, value, need in self.alternatives]
+        if not ways:
+            bare = [options[name].format("").strip(" =") for name in ("max_parents",
+                                                                     "candidates")]
+            ways.append(f"neither a smaller {bare[0]} nor fewer {bare[1]} fits")
+        limit = options.get(self.resource)
+        if limit:
+            ways.append(f"raise {limit}")
+        return (f"a score table with {k} over {self.m} candidate parents per node {verb} "
+                f"about {amount(self.need)}, more than the {self.resource} limit of "
+                f"{amount(self.limit)}; " + ", or ".join(ways))
+
+
+class _Refused:
+    """A table over budget: the message from :attr:`budget` unless one is given."""
+
+    def __init__(self, *args, budget=None):
+        self.budget = budget
+        super().__init__(*(args or ((budget.describe(),) if budget else ())))
+
+
+class ScoreTableMemoryError(_Refused, MemoryError, ValueError):
+    """The table would not fit in ``memory_limit``: lower ``max_parents`` or restrict ``candidates``.
+
+    ``budget`` (a :class:`Budget`) says by how much, and what would fit.
+    """
+
+
+class ScoreTableTimeError(_Refused, ValueError):
+    """The table would take longer than ``time_limit``: lower ``max_parents`` or restrict
+    ``candidates``.
+
+    ``budget`` (a :class:`Budget`) says by how much, and what would fit.
+    """
 
 
 @dataclass(frozen=True, eq=False)
@@ -184,6 +266,14 @@ def _gib(n):
     return f"{n / 2**30:.3g} GiB"
 
 
+def _duration(seconds):
+    if seconds < 90:
+        return f"{seconds:.2g} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.2g} min"
+    return f"{seconds / 3600:.3g} h"
+
+
 @njit(cache=True, nogil=True)
 def _next_subset(positions, size, m):
     """Advance ``positions[:size]`` to the subset of the next rank.
@@ -205,9 +295,12 @@ def _next_subset(positions, size, m):
     return size, j
 
 
+@parallel.guarded
 @njit(parallel=True, cache=True)
 def _fill(score_id, columns, arities, r, params, candidates, k, sets, start, stop, out,
           n_cells, n_levels, n_length, side, memos, alphas):
+    """Entries ``start .. stop - 1`` of the flat table (node-major) into ``out[0 .. stop -
+    start - 1]``."""
     m = candidates.shape[1]
     total = stop - start
     n_blocks = memos.shape[0]
@@ -246,12 +339,13 @@ def _fill(score_id, columns, arities, r, params, candidates, k, sets, start, sto
                     parents[j] = p
                     q *= arities[p]
             if padded:
-                out[item] = -np.inf
+                out[item - start] = -np.inf
                 changed = size
                 continue
             if score_id == 3:
-                out[item] = family_score(score_id, columns, arities, r, params, node, parents,
-                                         size, counts, levels, work, memo, alphas)
+                out[item - start] = family_score(score_id, columns, arities, r, params, node,
+                                                 parents, size, counts, levels, work, memo,
+                                                 alphas)
                 continue
             # The parents past the first `changed` are those of the previous set:
             # their rows of `levels` still hold, recompute only the others; the
@@ -264,8 +358,8 @@ def _fill(score_id, columns, arities, r, params, candidates, k, sets, start, sto
             config = levels[0] if size > 0 else levels[n_levels - 1]
             for t in range(x.shape[0]):
                 counts[config[t] * r_child + x[t]] += 1
-            out[item] = score_counts(score_id, arities, params, node, q, config, counts, memo,
-                                     alphas)
+            out[item - start] = score_counts(score_id, arities, params, node, q, config,
+                                             counts, memo, alphas)
 
 
 def _scratch_args(s, k, n_blocks):
@@ -362,7 +456,7 @@ def _candidates(candidates, data, s):
 
 
 def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_limit=None,
-                progress=True, **settings):
+                time_limit=None, progress=True, **settings):
     """The local score of every node with every parent set of at most ``max_parents`` candidates.
 
     Parameters
@@ -384,6 +478,11 @@ def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_li
         memory available now. The need is estimated first
         (:func:`estimate_bytes`); beyond the limit :class:`ScoreTableMemoryError`
         (both a ``MemoryError`` and a ``ValueError``) names ``max_parents``.
+    time_limit : float, optional
+        Seconds the computation may take; default no limit. The time is
+        estimated first (:func:`plan_table`); beyond the limit
+        :class:`ScoreTableTimeError` (a ``ValueError``) names ``max_parents``
+        and ``candidates`` values that fit.
     progress : bool or "always"
         A progress bar on stderr (when it is a terminal, unless "always").
     **settings
@@ -393,18 +492,38 @@ def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_li
     -------
     ScoreTable
     """
+    _progress._enabled(progress)
+    return plan_table(data, score=score, max_parents=max_parents, candidates=candidates,
+                      memory_limit=memory_limit, time_limit=time_limit,
+                      **settings).compute(progress)
+
+
+def plan_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_limit=None,
+               time_limit=None, extra_bytes=None, **settings):
+    """Check a score table against its memory and time budgets, before computing it.
+
+    Takes the arguments of :func:`score_table` (but ``progress``), and
+    ``extra_bytes``: None, or a function of ``(max_parents, m)`` giving the
+    bytes that the caller will need besides the table (say
+    :func:`tandem.bn.mcmc.estimate_bytes`), counted against ``memory_limit``
+    with it. Resolves
+    the candidates (``candidates=K`` computes the pairwise gains), estimates
+    the peak memory (:func:`estimate_bytes`) and the time: on a table that
+    might take a second or more, the fill kernel is timed on a sample of the
+    largest parent sets of a few nodes, and the time per entry is scaled to
+    the whole table. Raises :class:`ScoreTableMemoryError` or
+    :class:`ScoreTableTimeError` past ``memory_limit`` or ``time_limit``.
+
+    Returns
+    -------
+    TablePlan
+        ``plan.compute(progress)`` makes the table.
+    """
     s = Scorer(data, score, settings)
     k = _check_k(max_parents)
-    if memory_limit is None:
-        limit = int(MEMORY_FRACTION * available_memory())
-    else:
-        if isinstance(memory_limit, (bool, np.bool_)) or not isinstance(memory_limit,
-                                                                         numbers.Real):
-            raise TypeError(f"memory_limit must be a number of bytes, got {memory_limit!r}")
-        if not memory_limit > 0:
-            raise ValueError(f"memory_limit must be positive, got {memory_limit!r}")
-        limit = memory_limit
-    _progress._enabled(progress)
+    memory = _check_limit(memory_limit, "memory_limit", "a number of bytes")
+    memory = int(MEMORY_FRACTION * available_memory()) if memory is None else memory
+    seconds = _check_limit(time_limit, "time_limit", "a number of seconds")
     n_blocks = _blocks()
     # Check the size before computing pairwise gains, then again for the final m.
     n = data.n_vars
@@ -413,42 +532,165 @@ def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_li
     else:
         m_guess = min(int(candidates), n - 1) if candidates >= 0 else None
     if m_guess is not None:
-        _check_memory(s, data, k, m_guess, n_blocks, limit)
+        _check_memory(s, data, k, m_guess, n_blocks, memory, extra_bytes)
     cand, excluded = _candidates(candidates, data, s)
     m = cand.shape[1]
-    _check_memory(s, data, k, m, n_blocks, limit)
-
-    sets = int(combinations.n_sets(m, k))
-    flat = np.empty(n * sets, dtype=np.float64)
-    total = flat.size
-    scratch = _scratch_args(s, min(k, m), n_blocks)
-    chunk = max(MIN_CHUNK, -(-total // 100))
-    with _progress.bar(total, f"score table ({s.score}, k={k})", progress) as bar:
-        for start in range(0, total, chunk):
-            stop = min(start + chunk, total)
-            _fill(*s.args, cand, np.int64(k), np.int64(sets), np.int64(start), np.int64(stop),
-                  flat, *scratch)
-            bar.update(stop - start)
-    scores = flat.reshape(n, sets)
-    scores.flags.writeable = False
-    cand.flags.writeable = False
-    return ScoreTable(scores, cand, k, data.names, s.score, dict(s.settings), excluded,
-                      data.n_rows, _fingerprint(data, s, k, cand))
+    need = _check_memory(s, data, k, m, n_blocks, memory, extra_bytes)
+    plan = TablePlan(data, s, k, cand, excluded, n_blocks, need)
+    if seconds is not None and plan.seconds > seconds:
+        raise ScoreTableTimeError(budget=_time_budget(plan, seconds))
+    return plan
 
 
-def _check_memory(s, data, k, m, n_blocks, limit):
-    need = _estimate(s, data, k, m, n_blocks)
+class TablePlan:
+    """A score table that passed its checks, ready to compute (see :func:`plan_table`).
+
+    Attributes
+    ----------
+    max_parents : int
+    n_nodes, m, n_sets : int
+        Nodes, candidate slots per node, parent sets per node.
+    bytes : int
+        The estimated peak memory.
+    seconds : float
+        The estimated time: measured (``measured``) or, for a small table, a
+        generous bound below a second.
+    measured : bool
+    seconds_per_entry : float
+        Wall seconds per (node, set) entry, from which ``seconds`` comes.
+    """
+
+    def __init__(self, data, s, k, cand, excluded, n_blocks, need):
+        self._data, self._s, self._cand, self._excluded = data, s, cand, excluded
+        self._n_blocks = n_blocks
+        self._scratch = _scratch_args(s, min(k, cand.shape[1]), n_blocks)
+        self.max_parents, self.n_nodes, self.m = k, data.n_vars, cand.shape[1]
+        self.n_sets = int(combinations.n_sets(self.m, k))
+        self.bytes = need
+        rough = _rough_seconds_per_entry(s, k)
+        self.measured = self.n_nodes * self.n_sets * rough >= UNTIMED_SECONDS
+        self.seconds_per_entry = self._time_entries() if self.measured else rough
+        self.seconds = self.seconds_per_entry * self.n_nodes * self.n_sets
+
+    def _time_entries(self):
+        """Wall seconds per entry of :func:`_fill`, on the last (largest) sets of up to three
+        of the nodes with the most candidates; the sample grows until it takes
+        ``CALIBRATION_SECONDS``."""
+        counts = (self._cand >= 0).sum(axis=1)
+        full = np.flatnonzero(counts == counts.max())
+        nodes = sorted({int(full[0]), int(full[len(full) // 2]), int(full[-1])})
+        out = np.empty(min(self.n_sets, MIN_CHUNK))
+
+        def run(size):
+            t0 = time.perf_counter()
+            for node in nodes:
+                stop = (node + 1) * self.n_sets
+                self._fill(stop - size, stop, out)
+            return time.perf_counter() - t0
+
+        run(1)  # compiles, on a fresh cache
+        size = min(64, out.size)
+        while True:
+            elapsed = run(size)
+            if elapsed >= CALIBRATION_SECONDS or size == out.size:
+                return elapsed / (size * len(nodes))
+            size = min(4 * size, out.size)
+
+    def _fill(self, start, stop, out):
+        _fill(*self._s.args, self._cand, np.int64(self.max_parents), np.int64(self.n_sets),
+              np.int64(start), np.int64(stop), out, *self._scratch)
+
+    def _chunk(self, total):
+        if not self.measured:
+            return max(MIN_CHUNK, -(-total // 100))
+        return max(MIN_CHUNK, int(CHUNK_SECONDS / max(self.seconds_per_entry, 1e-12)))
+
+    def compute(self, progress=True):
+        """The :class:`ScoreTable`; ``progress`` as for :func:`score_table`."""
+        _progress._enabled(progress)
+        s, k, sets = self._s, self.max_parents, self.n_sets
+        flat = np.empty(self.n_nodes * sets, dtype=np.float64)
+        total = flat.size
+        chunk = self._chunk(total)
+        with _progress.bar(total, f"score table ({s.score}, k={k})", progress) as bar:
+            for start in range(0, total, chunk):
+                stop = min(start + chunk, total)
+                self._fill(start, stop, flat[start:stop])
+                bar.update(stop - start)
+        scores = flat.reshape(self.n_nodes, sets)
+        scores.flags.writeable = False
+        cand = self._cand
+        cand.flags.writeable = False
+        data = self._data
+        return ScoreTable(scores, cand, k, data.names, s.score, dict(s.settings),
+                          self._excluded, data.n_rows, _fingerprint(data, s, k, cand))
+
+
+def estimate_seconds(data, *, score="bdeu", max_parents=3, candidates=None, **settings):
+    """The estimated seconds of :func:`score_table` (see :func:`plan_table`)."""
+    return plan_table(data, score=score, max_parents=max_parents, candidates=candidates,
+                      memory_limit=float("inf"), **settings).seconds
+
+
+def _rough_seconds_per_entry(s, k):
+    """A generous bound on one entry's time on one thread: a pass over the rows per level
+    and per cell, and a fixed cost."""
+    per_row = 0.0 if s.score == "bge" else ROUGH_SECONDS_PER_ROW * (k + 2)
+    return ROUGH_SECONDS_PER_ENTRY + per_row * s.n_rows
+
+
+def _check_limit(limit, name, what):
+    if limit is None:
+        return None
+    if isinstance(limit, (bool, np.bool_)) or not isinstance(limit, numbers.Real):
+        raise TypeError(f"{name} must be {what}, got {limit!r}")
+    if not limit > 0:
+        raise ValueError(f"{name} must be positive, got {limit!r}")
+    return limit
+
+
+def _check_memory(s, data, k, m, n_blocks, limit, extra_bytes=None):
+    """The bytes the table (and ``extra_bytes``) need; :class:`ScoreTableMemoryError` past
+    ``limit``."""
+
+    def cost(j, c):
+        return _estimate(s, data, j, c, n_blocks) + (0 if extra_bytes is None
+                                                     else extra_bytes(j, c))
+
+    need = cost(k, m)
     if need <= limit:
-        return
-    hint = "no max_parents fits"
-    for j in range(k - 1, -1, -1):
-        if _estimate(s, data, j, m, n_blocks) <= limit:
-            hint = f"max_parents={j} would fit"
+        return need
+    raise ScoreTableMemoryError(budget=Budget("memory", need, limit, k, m,
+                                              _alternatives(cost, k, m, limit)))
+
+
+def _time_budget(plan, limit):
+    n, per = plan.n_nodes, plan.seconds_per_entry
+
+    def cost(j, c):
+        pairs = n * n if c < plan.m else 0  # candidates=K scores the pairs first
+        return per * (n * int(combinations.n_sets(c, j)) + pairs)
+
+    return Budget("time", plan.seconds, limit, plan.max_parents, plan.m,
+                  _alternatives(cost, plan.max_parents, plan.m, limit))
+
+
+def _alternatives(cost, k, m, limit):
+    """``(setting, value, need)`` for the largest ``max_parents`` in ``1 .. k - 1`` and the
+    largest ``candidates`` in ``1 .. m - 1`` whose ``cost(max_parents, candidates)`` fits
+    ``limit``."""
+    found = []
+    for j in range(k - 1, 0, -1):  # max_parents=0, no edges at all, is no way out
+        if cost(j, m) <= limit:
+            found.append(("max_parents", j, cost(j, m)))
             break
-    raise ScoreTableMemoryError(
-        f"a score table with max_parents={k} over {m} candidates per node needs about "
-        f"{_gib(need)}, more than the limit of {_gib(limit)}; {hint}, or restrict the "
-        f"candidate parents (candidates=K) or raise memory_limit")
+    lo, hi = 0, m - 1  # the largest c in [1, m - 1] with cost(k, c) <= limit, by bisection
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if cost(k, mid) <= limit else (lo, mid - 1)
+    if lo >= 1:
+        found.append(("candidates", lo, cost(k, lo)))
+    return tuple(found)
 
 
 def _fingerprint(data, s, k, cand):
@@ -461,10 +703,15 @@ def _fingerprint(data, s, k, cand):
 
 __all__ = [
     "MEMORY_FRACTION",
+    "Budget",
     "ScoreTable",
     "ScoreTableMemoryError",
+    "ScoreTableTimeError",
+    "TablePlan",
     "available_memory",
     "estimate_bytes",
+    "estimate_seconds",
     "pairwise_gains",
+    "plan_table",
     "score_table",
 ]
