@@ -69,11 +69,12 @@ CHILD = textwrap.dedent("""
     print(json.dumps({"fork": len(forked) == 4}))
 """)
 
-ROWS = (("random(16), one thread (µs per call)", "small", "{:.1f}"),
-        ("random(2**16) (µs per call)", "mid", "{:.0f}"),
-        ("normal f64, 2**23 (M/s)", "big", "{:.0f}"),
-        ("4 threads x normal f64 2**20 at once (M/s)", "concurrent", "{:.0f}"),
-        ("bootstrap filter, n = 10**5, T = 50 (s)", "pf", "{:.3f}"))
+# (row, field, format, whether the figure is a rate: higher is better)
+ROWS = (("random(16), one thread (µs per call)", "small", "{:.1f}", False),
+        ("random(2**16) (µs per call)", "mid", "{:.0f}", False),
+        ("normal f64, 2**23 (M/s)", "big", "{:.0f}", True),
+        ("4 threads x normal f64 2**20 at once (M/s)", "concurrent", "{:.0f}", True),
+        ("bootstrap filter, n = 10**5, T = 50 (s)", "pf", "{:.3f}", False))
 
 
 def run_layer(layer):
@@ -99,29 +100,27 @@ def main():
         for layer in LAYERS[r % 3:] + LAYERS[:r % 3]:
             results[layer].append(run_layer(layer))
     print(f"threading layers, {os.cpu_count()} cores; median of {args.rounds} rounds\n")
-    print("| what | " + " | ".join(LAYERS) + " |")
-    print("| --- |" + " --- |" * len(LAYERS))
-    for name, field, form in ROWS:
-        cells = []
-        for layer in LAYERS:
-            runs = [x for x in results[layer] if "error" not in x]
-            cells.append(form.format(statistics.median(x[field] for x in runs)) if runs
-                         else results[layer][0]["error"])
-        print(f"| {name} | " + " | ".join(cells) + " |")
-    cells = []
+    medians = {layer: {} for layer in LAYERS}
     for layer in LAYERS:
-        runs = results[layer]
-        ok = sum(1 for x in runs if x.get("fork"))
-        cells.append(f"{ok} of {len(runs)}")
-    print("| fork pool after a fill works | " + " | ".join(cells) + " |")
-    base = [x for x in results["omp"] if "error" not in x]
-    if base:
-        print("\nratios to omp (median): " + ", ".join(
-            f"{layer} {field} "
-            f"{statistics.median(x[field] for x in results[layer] if 'error' not in x) / statistics.median(y[field] for y in base):.2f}"
-            for layer in ("tbb", "workqueue") for _, field, _ in ROWS
-            if any("error" not in x for x in results[layer])))
-
+        runs = [x for x in results[layer] if "error" not in x]
+        for _, field, _, _ in ROWS:
+            if runs:
+                medians[layer][field] = statistics.median(x[field] for x in runs)
+    print("| what | " + " | ".join(LAYERS) + " | tbb cost / omp | workqueue cost / omp |")
+    print("| --- |" + " --- |" * (len(LAYERS) + 2))
+    for name, field, form, rate in ROWS:
+        cells = [form.format(medians[layer][field]) if field in medians[layer]
+                 else results[layer][0]["error"] for layer in LAYERS]
+        for layer in ("tbb", "workqueue"):
+            if field in medians[layer] and field in medians["omp"]:
+                ratio = medians[layer][field] / medians["omp"][field]
+                cells.append(f"{1 / ratio if rate else ratio:.2f}")
+            else:
+                cells.append("-")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    forks = [f"{sum(1 for x in results[layer] if x.get('fork'))} of {args.rounds}"
+             for layer in LAYERS]
+    print("| fork pool after a fill works | " + " | ".join(forks) + " | | |")
 
 if __name__ == "__main__":
     main()
