@@ -1,6 +1,6 @@
 """GPU benchmark: tandem against the write roof, cuRAND, torch and JAX, in one run.
 
-    python benchmarks/gpu.py [--log2n 28] [--calls 20] [--repeats 7]
+    python benchmarks/gpu.py [--log2n 28] [--calls 20] [--repeats 7] [--only NAME]
 
 f32 and other 4-byte outputs have ``2**log2n`` elements, 8-byte outputs half
 as many, so every fill writes the same bytes (1 GiB at the default).  Each
@@ -11,6 +11,10 @@ preallocated buffer where it can (JAX allocates its result).  TB/s counts
 bytes written.  The write roof is the faster of CuPy's ``fill`` and ``cudaMemsetAsync`` of
 the same bytes, after a few seconds of warm-up so that the clocks are up.  JAX runs on streams of
 its own, so it is timed by the host's clock around the calls.
+
+A second table times a Brownian walk written in users' own kernels
+(``benchmarks/walk_kernels.py``): tandem.core in Numba against cuRAND's
+device API, in particle-steps per second (``--only walk`` runs it alone).
 """
 
 import argparse
@@ -125,12 +129,59 @@ def jax_rows(n32):
     }
 
 
+def walk_table(particles, steps, calls, repeats):
+    """The Brownian walk of ``benchmarks/walk_kernels.py``: tandem.core in a
+    Numba kernel against cuRAND's device API in a CuPy RawKernel, in
+    particle-steps per second, each end point checked against the CPU."""
+    from numba import cuda
+
+    import walk_kernels
+
+    walkers = tandem.Philox(2024).sub("walk")
+    k0, k1, word, domain = walk_kernels.launch_args(walkers)
+    walk32, walk64 = walk_kernels.tandem_kernels(steps)
+    module = cp.RawModule(code=walk_kernels.CURAND)
+    curand32, curand64 = module.get_function("walk32"), module.get_function("walk64")
+    table = cuda.to_device(np.array(tandem.core.normal.FAST_TABLE))
+    out32, out64 = cp.empty(particles, cp.float32), cp.empty(particles, cp.float64)
+    threads = 256
+    blocks = -(-particles // threads)
+    runs = {
+        "f32": (lambda: walk32[blocks, threads](out32, k0, k1),
+                lambda: curand32((blocks,), (threads,),
+                                 (out32, np.uint64(2024), np.int32(particles), np.int32(steps)))),
+        "f64": (lambda: walk64[blocks, threads](out64, k0, k1, word, domain, table),
+                lambda: curand64((blocks,), (threads,),
+                                 (out64, np.uint64(2024), np.int32(particles), np.int32(steps)))),
+    }
+    lines = [f"\nBrownian walk, {particles} particles x {steps} steps, one thread a particle; "
+             f"median of {repeats} x {calls} calls\n",
+             "| walk | tandem.core, steps/s | cuRAND device API, steps/s | tandem / cuRAND |",
+             "| --- | --- | --- | --- |"]
+    for name, (ours, theirs) in runs.items():
+        seconds = {}
+        for _ in range(2):  # alternate the two, and keep the faster of each
+            for who, run in (("tandem", ours), ("curand", theirs)):
+                seconds[who] = min(seconds.get(who, np.inf), timed(run, calls, repeats))
+        ours()
+        ends = cp.asnumpy(out32 if name == "f32" else out64)
+        dtype = np.float32 if name == "f32" else np.float64
+        for p in (0, 1, particles - 1):
+            assert ends[p] == walk_kernels.expected_end(walkers, p, steps, dtype), (name, p)
+        rate = {who: particles * steps / t for who, t in seconds.items()}
+        lines.append(f"| {name} | {rate['tandem']:.3g} | {rate['curand']:.3g} | "
+                     f"{rate['tandem'] / rate['curand']:.2f}x |")
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log2n", type=int, default=28)
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--only", default="", help="run rows whose name contains this")
+    parser.add_argument("--walk-particles", type=int, default=2**20)
+    parser.add_argument("--walk-steps", type=int, default=1000)
     parser.add_argument("--persistent", action="store_true",
                         help="time tandem's fills again with every kind on a persistent grid")
     args = parser.parse_args()
@@ -178,6 +229,9 @@ def main():
     for name, rate in results.items():
         more = f" | {persistent[name]:.2f}" if name in persistent else (" |" if extra else "")
         print(f"| {name} | {rate:.2f} | {rate / roof_rate:.0%}{more} |")
+    if not args.only or "walk" in args.only:
+        print(walk_table(args.walk_particles, args.walk_steps, max(args.calls // 4, 2),
+                         args.repeats))
 
 
 if __name__ == "__main__":

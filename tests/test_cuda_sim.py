@@ -132,3 +132,30 @@ def test_bad_threads_per_block():
 ])
 def test_layout(address, start, width, itemsize, expected):
     assert cuda_backend.layout(100, start, width, itemsize, address) == expected
+
+
+def test_the_walk_in_a_users_kernel_equals_the_cpu_fills():
+    """benchmarks/walk_kernels.py: tandem.core in a user's @cuda.jit kernel gives
+    the CPU's fills, summed in order, ziggurat misses included."""
+    import pathlib
+    import sys
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
+    import walk_kernels
+
+    steps, particles = 32, 32  # 1024 f64 draws: about 4 ziggurat misses
+    walk32, walk64 = walk_kernels.tandem_kernels(steps)
+    walkers = tandem.Philox(2024).sub("walk")
+    k0, k1, word, domain = walk_kernels.launch_args(walkers)
+    out32, out64 = np.empty(particles, np.float32), np.empty(particles)
+    walk32[1, particles](out32, k0, k1)
+    table = np.array(tandem.core.normal.FAST_TABLE)  # the simulator copies arrays back
+    walk64[1, particles](out64, k0, k1, word, domain, table)
+    for p in range(particles):
+        assert out32[p] == walk_kernels.expected_end(walkers, p, steps, np.float32)
+        assert out64[p] == walk_kernels.expected_end(walkers, p, steps, np.float64)
+    # The lanes' draws include ziggurat misses, so the continuation path ran.
+    draws = np.concatenate([tandem.bits_at(walkers.split(p), np.arange(steps), dtype=np.uint64)
+                            for p in range(particles)])
+    layer, m = draws & np.uint64(1023), draws >> np.uint64(11)
+    assert (m >= tandem.core.ziggurat_tables.K[layer]).any()

@@ -2,6 +2,8 @@
 :func:`tandem.core.register_cuda`.
 
 * ``fma`` and ``fma32``: ``numba.cuda.fma`` (PTX ``fma.rn.f64``, ``fma.rn.f32``);
+* ``product`` and ``product32``: PTX ``mul.rn.f64`` and ``mul.rn.f32``, which
+  the compiler never contracts with a later addition;
 * ``np.divide`` of two scalars as ``/``, which numba-cuda does not type
   otherwise (``log64`` divides with ``np.divide`` because on the CPU ``/``
   carries a zero-divisor branch that stops a calling loop from vectorising);
@@ -15,13 +17,13 @@ import numpy as np
 from llvmlite import ir
 from numba import types
 
-from .fmath import fma
-from .fmath32 import fma32
+from .fmath import fma, product
+from .fmath32 import fma32, product32
 
 
 def lower_cuda():
-    """Register the CUDA implementations of ``fma``, ``fma32``, scalar ``np.divide``,
-    ``mulhilo32`` and ``mulhilo64``."""
+    """Register the CUDA implementations of ``fma``, ``fma32``, ``product``,
+    ``product32``, scalar ``np.divide``, ``mulhilo32`` and ``mulhilo64``."""
     from numba import cuda
     from numba.cuda import libdevice
     from numba.cuda.extending import intrinsic
@@ -41,6 +43,38 @@ def lower_cuda():
             return builder.call(asm, args)
 
         return types.uint32(types.uint32, types.uint32), codegen
+
+    def rounded_multiply(float_type, ptx, constraint, numba_type):
+        @intrinsic
+        def multiply(typingctx, a, b):
+            """``a * b`` by one PTX ``mul.rn``, which no pass contracts into an fma."""
+            if a != numba_type or b != numba_type:
+                return None
+
+            def codegen(context, builder, signature, args):
+                signature_ir = ir.FunctionType(float_type, [float_type, float_type])
+                constraints = ",".join([f"={constraint}", constraint, constraint])
+                asm = ir.InlineAsm(signature_ir, f"{ptx} $0, $1, $2;", constraints)
+                return builder.call(asm, args)
+
+            return numba_type(numba_type, numba_type), codegen
+
+        return multiply
+
+    mul_rn64 = rounded_multiply(ir.DoubleType(), "mul.rn.f64", "d", types.float64)
+    mul_rn32 = rounded_multiply(ir.FloatType(), "mul.rn.f32", "f", types.float32)
+
+    @cuda_overload(product, target="cuda")
+    def _product_cuda(a, b):
+        def impl(a, b):
+            return mul_rn64(np.float64(a), np.float64(b))
+        return impl
+
+    @cuda_overload(product32, target="cuda")
+    def _product32_cuda(a, b):
+        def impl(a, b):
+            return mul_rn32(np.float32(a), np.float32(b))
+        return impl
 
     from .bijections import mulhilo32
     from .uniform import mulhilo64

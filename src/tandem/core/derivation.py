@@ -45,3 +45,15 @@ def sub_key(generator, k0, k1, k2, k3, lane, purpose, purpose_domain):
     """
     l0, l1, l2, l3 = derive_key(generator, k0, k1, k2, k3, lane, DOMAIN_LANE)
     return derive_key(generator, l0, l1, l2, l3, purpose, purpose_domain)
+
+
+def retry_key(generator, k0, k1, k2, k3, lane, purpose, purpose_domain):
+    """Key of the continuation streams of a fill on the stream (key, lane) whose
+    rejected draws continue on ``purpose``: the split key of its ``sub(purpose)``.
+
+    A rejected element whose draw starts at word ``w`` continues on lane
+    ``w`` of this key (``docs/spec.md``).  Derive it once per lane: it costs
+    three bijections.
+    """
+    s0, s1, s2, s3 = sub_key(generator, k0, k1, k2, k3, lane, purpose, purpose_domain)
+    return split_key(generator, s0, s1, s2, s3, ZERO)

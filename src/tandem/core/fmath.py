@@ -38,6 +38,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ._marks import cuda_lowered, inline
 from .bijections import U64
 
 # Bit fields of a float64.
@@ -99,6 +100,25 @@ _BIT0 = U64(1)
 _BIT1 = U64(2)
 _SIGN_SHIFT = U64(62)  # bit 1 of the quadrant, shifted to the sign bit
 _ALL = U64(0xFFFFFFFFFFFFFFFF)
+
+
+@inline
+@cuda_lowered
+def product(a, b):
+    """``a * b`` in float64, rounded once, as a value no compiler fuses into a later sum.
+
+    Numba's CUDA target contracts ``a * b + c`` into a fused multiply-add,
+    so a user's ``x += z``, with ``z`` a product computed inside a core
+    function, would round differently from the CPU.  On CUDA this is PTX
+    ``mul.rn.f64``, which is never contracted; on the CPU (which does not
+    contract) it is the plain product.
+
+    Examples
+    --------
+    >>> float(product(np.float64(3.0), np.float64(0.5)))
+    1.5
+    """
+    return a * b
 
 
 def fma(a, b, c):

@@ -33,6 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ._marks import cuda_lowered, inline
 from .bijections import U64
 # The bit fields of a float64, and the carry that reduces its mantissa to
 # [sqrt(1/2), sqrt(2)), as in log64.
@@ -121,6 +122,20 @@ def fma32(a, b, c):
 
 
 fma32.__tandem_lowered__ = True
+
+
+@inline
+@cuda_lowered
+def product32(a, b):
+    """``a * b`` in float32, rounded once, as a value no compiler fuses into a
+    later sum (PTX ``mul.rn.f32`` on CUDA); see :func:`tandem.core.fmath.product`.
+
+    Examples
+    --------
+    >>> float(product32(F32(3.0), F32(0.5)))
+    1.5
+    """
+    return F32(a) * F32(b)
 
 
 def sqrt32(x):

@@ -20,8 +20,8 @@ import numpy as np
 from ._marks import inline
 from .addressing import join64, pair_at
 from .bijections import U64
-from .fmath import exp64, fma, log64
-from .fmath32 import log_word32, sincos2pi_word32, sqrt32
+from .fmath import exp64, fma, log64, product
+from .fmath32 import log_word32, product32, sincos2pi_word32, sqrt32
 from .uniform import top53_float, uniform64
 from .ziggurat_tables import K, R, F, W
 
@@ -75,7 +75,7 @@ def normal64_fast_table(lo, hi, table):
     """
     d = join64(lo, hi)
     layer = d & _LAYER_MASK
-    x = top53_float(lo, hi) * _table_float(table, _W_OFFSET + layer)
+    x = product(top53_float(lo, hi), _table_float(table, _W_OFFSET + layer))
     return _signed(x, d), (d >> _MANTISSA_SHIFT) < table[layer]
 
 
@@ -106,7 +106,7 @@ def normal64_miss_table(generator, k0, k1, k2, k3, g, lo, hi, table):
                 b = exponential64(b_lo, b_hi)
                 if b + b > a * a:
                     return _signed(R + a, d)
-        x = top53_float(lo, hi) * _table_float(table, _W_OFFSET + layer)
+        x = product(top53_float(lo, hi), _table_float(table, _W_OFFSET + layer))
         u_lo, u_hi = pair_at(generator, k0, k1, k2, k3, g, t)
         t += _TWO
         u = uniform64(u_lo, u_hi, _ZERO)
@@ -133,7 +133,7 @@ def normal_pair(even, odd):
     """
     r = sqrt32(log_word32(even) * _MINUS_TWO32)
     s, c = sincos2pi_word32(odd)
-    return r * c, r * s
+    return product32(r, c), product32(r, s)
 
 
 @inline
@@ -146,3 +146,30 @@ def exponential64(lo, hi):
 def exponential_word(w):
     """``-log u`` with ``u = (w + 1) / 2**32`` in ``(0, 1]``, in f32."""
     return _ZERO32 - log_word32(w)
+
+
+def normal64_at(generator, k0, k1, k2, k3, c0, c1, c2, c3, lane, i, table):
+    """Element ``i`` of ``normal()`` (f64, standard) from position 0 of (key, lane).
+
+    ``(c0, c1, c2, c3)`` is the lane's continuation key,
+    :func:`tandem.core.derivation.retry_key` with the purpose word and domain
+    of ``"tandem.normal64"`` (``tandem.purpose_word``), and ``table`` is
+    :data:`FAST_TABLE` (on a GPU, a device copy of it).
+    """
+    w = _TWO * i
+    lo, hi = pair_at(generator, k0, k1, k2, k3, lane, w)
+    z, accepted = normal64_fast_table(lo, hi, table)
+    if not accepted:
+        z = normal64_miss_table(generator, c0, c1, c2, c3, w, lo, hi, table)
+    return z
+
+
+def normal32_at(generator, k0, k1, k2, k3, lane, i):
+    """Element ``i`` of ``normal(dtype=float32)`` (standard) from position 0 of (key, lane).
+
+    For a run of elements, :func:`normal_pair` on the words of each block
+    gives four at the cost of one bijection.
+    """
+    lo, hi = pair_at(generator, k0, k1, k2, k3, lane, i & ~_ONE)
+    c, s = normal_pair(lo, hi)
+    return s if i & _ONE else c

@@ -125,3 +125,9 @@ def integers64_retry(generator, k0, k1, k2, k3, g, span, threshold):
         if accepted:
             return offset
         w += U64(2)
+
+
+def uniform64_at(generator, k0, k1, k2, k3, lane, i):
+    """Element ``i`` of ``random()`` (f64, ``[0, 1)``) from position 0 of (key, lane)."""
+    lo, hi = pair_at(generator, k0, k1, k2, k3, lane, U64(2) * i)
+    return uniform64(lo, hi, U64(0))

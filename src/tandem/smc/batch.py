@@ -100,40 +100,12 @@ SCHEMES = ("multinomial", "systematic")
 @functools.lru_cache(maxsize=None)
 def _kernel(initial, transition, log_density, systematic, n_particles):
     cc = core.for_cuda()
-    block_at, normal_fast, normal_miss = cc.block_at, cc.normal64_fast_table, cc.normal64_miss_table
-    sub_key, split_key, uniform64 = cc.sub_key, cc.split_key, cc.uniform64
+    normal_at, uniform_at, continuation = cc.normal64_at, cc.uniform64_at, cc.retry_key
     jitable = _jitable()
     if jitable is not _simulated:
         _lower_shuffles()
     initial, transition, log_density = map(jitable, (initial, transition, log_density))
     U64 = np.uint64
-
-    def draw(generator, k0, k1, k2, k3, lane, i):
-        """The 64-bit draw ``i`` of a lane as its two words."""
-        w = U64(2) * i
-        x0, x1, x2, x3 = block_at(generator, k0, k1, k2, k3, lane, w >> U64(2))
-        if w & U64(2):
-            return x2, x3, w
-        return x0, x1, w
-
-    def continuation(generator, k0, k1, k2, k3, lane, word, domain):
-        """The normal64 continuation key of lane ``lane`` (``_retry_key``)."""
-        s0, s1, s2, s3 = sub_key(generator, k0, k1, k2, k3, lane, word, domain)
-        return split_key(generator, s0, s1, s2, s3, U64(0))
-
-    def normal_at(generator, k0, k1, k2, k3, c0, c1, c2, c3, lane, i, table):
-        lo, hi, w = draw(generator, k0, k1, k2, k3, lane, i)
-        z, accepted = normal_fast(lo, hi, table)
-        if not accepted:
-            z = normal_miss(generator, c0, c1, c2, c3, w, lo, hi, table)
-        return z
-
-    def uniform_at(generator, k0, k1, k2, k3, lane, i):
-        lo, hi, _ = draw(generator, k0, k1, k2, k3, lane, i)
-        return uniform64(lo, hi, U64(0))
-
-    draw, continuation, normal_at, uniform_at = map(
-        jitable, (draw, continuation, normal_at, uniform_at))
     n = n_particles
 
     width = min(n, WARP)  # lanes of a warp that carry particles
