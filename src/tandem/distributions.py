@@ -18,7 +18,7 @@ import numpy as np
 from . import arrays, checks
 from .alias import AliasTable
 from .core.normal import FAST_TABLE
-from .stream import POSITION_LIMIT, Stream, _derive_split
+from .stream import POSITION_LIMIT, Stream, _derive_split, register_fills
 
 #: Purposes of the continuation streams of rejected draws.
 PURPOSE_INTEGERS = "tandem.integers"
@@ -344,3 +344,7 @@ def choice_at(stream, index, table, *, threads=None, device=None, backend=None):
     """Elements ``index`` of ``stream.choice(table, ...)``, each computed alone."""
     spec, dtype = _choice_spec(table)
     return _run_at(stream, spec, index, dtype, threads, device, backend)
+
+
+register_fills(bits=bits, random=random, integers=integers, bernoulli=bernoulli, normal=normal,
+               exponential=exponential, choice=choice)

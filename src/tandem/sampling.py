@@ -26,6 +26,7 @@ import numpy as np
 
 from . import arrays, distributions
 from .alias import AliasTable, check_weights
+from .stream import register_fills
 
 
 def _is_count(population):
@@ -151,3 +152,6 @@ def sample(stream, population, weights=None, size=None, *, replace=True, out=Non
         out[...] = chosen
         return out, nxt
     return chosen, nxt
+
+
+register_fills(sample=sample, permutation=permutation, shuffle=shuffle)

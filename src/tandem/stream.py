@@ -78,6 +78,18 @@ def _derive_sub(generator, key, lane, word, domain):
     return tuple(int(x) for x in k[: len(key)])
 
 
+#: The fill functions the methods of :class:`Stream` call, by name.  They
+#: live above this module (:mod:`tandem.distributions`, :mod:`tandem.sampling`),
+#: which register them when ``tandem`` is imported, so nothing here imports
+#: up the layers.
+_fills = {}
+
+
+def register_fills(**functions):
+    """Make ``functions`` (name -> fill function) the ones the Stream methods call."""
+    _fills.update(functions)
+
+
 class Stream:
     """A counter-based stream: (generator, key, lane, position).
 
@@ -187,24 +199,20 @@ class Stream:
         return self._from_checked(self._key, self._lane,
                                   _as_uint(position, "position", POSITION_LIMIT + 1))
 
-    # -- fills (tandem.distributions does the work) -----------------------
+    # -- fills (tandem.distributions and tandem.sampling do the work) -------
     # Every fill takes ``out`` (a NumPy or CUDA array to write into),
     # ``threads`` (CPU threads, or threads per CUDA block) and ``device``
     # (None: where ``out`` is, else the CPU; "cuda" allocates CuPy arrays).
     def words(self, n, *, out=None, threads=None, device=None):
         """``n`` raw 32-bit words from the position: ``(uint32 array, next stream)``."""
-        from . import distributions
-
-        return distributions.bits(self, n, dtype=np.uint32, out=out, threads=threads,
-                                  device=device)
+        return _fills["bits"](self, n, dtype=np.uint32, out=out, threads=threads,
+                              device=device)
 
     def bits(self, size=None, *, dtype=np.uint32, out=None, threads=None, device=None):
         """Raw bits: uint32 (one word each), uint64 (one 64-bit draw each) or
         bool (the top bit of one word each).  Returns ``(values, next stream)``."""
-        from . import distributions
-
-        return distributions.bits(self, size, dtype=dtype, out=out, threads=threads,
-                                  device=device)
+        return _fills["bits"](self, size, dtype=dtype, out=out, threads=threads,
+                              device=device)
 
     def random(self, size=None, *, dtype=np.float64, interval="[0,1)", out=None, threads=None,
                device=None):
@@ -213,10 +221,8 @@ class Stream:
         f64 takes the top 53 bits of one 64-bit draw, f32 the top 24 bits of
         one word.
         """
-        from . import distributions
-
-        return distributions.random(self, size, dtype=dtype, interval=interval, out=out,
-                                    threads=threads, device=device)
+        return _fills["random"](self, size, dtype=dtype, interval=interval, out=out,
+                                threads=threads, device=device)
 
     def integers(self, low, high=None, size=None, *, dtype=np.int64, endpoint=False, out=None,
                  threads=None, device=None):
@@ -226,10 +232,8 @@ class Stream:
         draw; rejected draws continue on ``split(g)`` of
         ``sub("tandem.integers")``.
         """
-        from . import distributions
-
-        return distributions.integers(self, low, high, size, dtype=dtype, endpoint=endpoint,
-                                      out=out, threads=threads, device=device)
+        return _fills["integers"](self, low, high, size, dtype=dtype, endpoint=endpoint,
+                                  out=out, threads=threads, device=device)
 
     def bernoulli(self, p, size=None, *, out=None, threads=None, device=None):
         """Bools that are True with probability ``p``: ``(values, next stream)``.
@@ -237,9 +241,7 @@ class Stream:
         One 64-bit draw ``d`` per element, True when ``d < floor(p * 2**64)``
         (always when ``p == 1``).
         """
-        from . import distributions
-
-        return distributions.bernoulli(self, p, size, out=out, threads=threads, device=device)
+        return _fills["bernoulli"](self, p, size, out=out, threads=threads, device=device)
 
     def normal(self, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, out=None,
                threads=None, device=None):
@@ -253,10 +255,8 @@ class Stream:
         ``fma(z, scale, loc)`` of the standard variate, in the output's
         precision (for f32 with ``loc`` and ``scale`` rounded to f32).
         """
-        from . import distributions
-
-        return distributions.normal(self, size, loc=loc, scale=scale, dtype=dtype, out=out,
-                                    threads=threads, device=device)
+        return _fills["normal"](self, size, loc=loc, scale=scale, dtype=dtype, out=out,
+                                threads=threads, device=device)
 
     def exponential(self, size=None, *, scale=1.0, dtype=np.float64, out=None, threads=None,
                     device=None):
@@ -266,20 +266,16 @@ class Stream:
         draw (f64) or one word (f32, computed in f32 with ``scale`` rounded
         to f32) per element.
         """
-        from . import distributions
-
-        return distributions.exponential(self, size, scale=scale, dtype=dtype, out=out,
-                                          threads=threads, device=device)
+        return _fills["exponential"](self, size, scale=scale, dtype=dtype, out=out,
+                                     threads=threads, device=device)
 
     def choice(self, table, size=None, *, out=None, threads=None, device=None):
         """Indices drawn from a :class:`tandem.AliasTable`: ``(indices, next stream)``.
 
         One 64-bit draw per index; uint32 indices.
         """
-        from . import distributions
-
-        return distributions.choice(self, table, size, out=out, threads=threads,
-                                    device=device)
+        return _fills["choice"](self, table, size, out=out, threads=threads,
+                                device=device)
 
     def sample(self, population, weights=None, size=None, *, replace=True, out=None,
                threads=None, device=None):
@@ -290,22 +286,16 @@ class Stream:
         With replacement it takes one draw per item; without, one draw per
         member of the population.  See :mod:`tandem.sampling` for the rules.
         """
-        from . import sampling
-
-        return sampling.sample(self, population, weights, size, replace=replace, out=out,
-                               threads=threads, device=device)
+        return _fills["sample"](self, population, weights, size, replace=replace, out=out,
+                                threads=threads, device=device)
 
     def permutation(self, n, *, threads=None, device=None):
         """A random permutation of ``range(n)``: ``(int64 array, next stream)``."""
-        from . import sampling
-
-        return sampling.permutation(self, n, threads=threads, device=device)
+        return _fills["permutation"](self, n, threads=threads, device=device)
 
     def shuffle(self, x, *, threads=None):
         """Shuffle the array ``x`` in place along its first axis: ``(x, next stream)``."""
-        from . import sampling
-
-        return sampling.shuffle(self, x, threads=threads)
+        return _fills["shuffle"](self, x, threads=threads)
 
 
 class Philox(Stream):
