@@ -180,12 +180,12 @@ def _check_host_out(out, dtype, shape, size):
 
 def _empty(xp, shape, dtype, size):
     """A new array, or a MemoryError that names ``size``."""
-    if math.prod(shape) * dtype.itemsize > MAX_BYTES:
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes > MAX_BYTES:
         raise ValueError(f"size {size!r:.60} of {dtype} needs more than 2**63 - 1 bytes")
     try:
         return xp.empty(shape, dtype=dtype)
     except MemoryError:
-        nbytes = math.prod(shape) * dtype.itemsize
         raise MemoryError(f"size {size!r}: cannot allocate {nbytes} bytes of {dtype}") from None
 
 

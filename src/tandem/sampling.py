@@ -115,17 +115,14 @@ def sample(stream, population, weights=None, size=None, *, replace=True, out=Non
     item_shape = () if values is None else values.shape[1:]
     dtype = np.int64 if values is None else values.dtype
     if out is not None:
-        full = (shape or ()) + item_shape
+        arrays.output(None if size is None else shape + item_shape, out, dtype, device)
         if size is None:
-            out_shape = arrays.output(None, out, dtype, device).array.shape
-            if (len(out_shape) < len(item_shape)
-                    or out_shape[len(out_shape) - len(item_shape):] != item_shape):
-                raise ValueError(f"out.shape {out_shape} must end with the shape of one "
+            if (out.ndim < len(item_shape)
+                    or out.shape[out.ndim - len(item_shape):] != item_shape):
+                raise ValueError(f"out.shape {out.shape} must end with the shape of one "
                                  f"member of population, {item_shape}")
             shape = out.shape[:out.ndim - len(item_shape)]
             k = int(np.prod(shape, dtype=np.int64))
-            full = out.shape
-        arrays.output(full, out, dtype, device)
         for name, other in (("population", values), ("weights", weights)):
             if (other is not None and arrays.device_of(other) == device
                     and xp.shares_memory(out, other)):

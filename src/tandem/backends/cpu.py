@@ -27,7 +27,6 @@ from ..core.normal import normal64_fast
 from . import maps
 
 core.register()
-parallel.choose_layer()
 
 U64 = np.uint64
 _ZERO = U64(0)

@@ -105,7 +105,7 @@ def _observations(observations):
 def _state_shape(model):
     shape = getattr(model, "state_shape", None)
     try:
-        dims = tuple(int(checks.integer(d, "model.state_shape")) for d in shape)
+        dims = tuple(checks.integer(d, "model.state_shape") for d in shape)
     except TypeError:
         raise TypeError(f"model.state_shape must be a tuple of ints, got {shape!r:.60}") from None
     if any(d <= 0 for d in dims) or math.prod(dims) > 2**31:
@@ -141,8 +141,9 @@ def _no_weight(log_weights, xp, t):
     if bool(nan.any()):
         i = int(xp.argmax(nan))
         return ValueError(f"the observation log-density is NaN at step {t} for particle {i}")
-    if bool((log_weights == np.inf).any()):
-        i = int(xp.argmax(log_weights == np.inf))
+    infinite = log_weights == np.inf
+    if bool(infinite.any()):
+        i = int(xp.argmax(infinite))
         return ValueError(f"the observation log-density is +inf at step {t} for particle {i}")
     return ValueError(f"all weights are zero at step {t}: every log-weight is -inf")
 
