@@ -82,9 +82,30 @@ def tandem_rows(n32, n64):
         "normal f64, start 2": (f64, lambda: odd.at(2).normal(out=f64)),
         "exponential f32": (f32, lambda: s.exponential(out=f32, dtype=np.float32)),
         "exponential f64": (f64, lambda: s.exponential(out=f64)),
+        "exponential f32, inv": (f32, lambda: s.exponential(out=f32, dtype=np.float32,
+                                                             method="inv")),
         "choice, 2^16 table": (idx, lambda: s.choice(table, out=idx)),
     }
     return {f"tandem {name}": row for name, row in rows.items()}
+
+
+def choice_rows(n32):
+    """Peers of ``choice`` from a 2^16 table (their outputs differ in size, so
+    these compare in draws/s)."""
+    import torch
+
+    weights = np.random.default_rng(1).random(2**16)
+    on_torch = torch.tensor(weights, device="cuda")
+    p = cp.asarray(weights / weights.sum())
+    n_torch = 2**24  # multinomial caps its samples below 2**24 per row
+    torch_out = torch.empty(n_torch, dtype=torch.int64, device="cuda")
+    return {
+        "torch multinomial(replacement=True), 2^16": (
+            n_torch * 8, lambda: torch.multinomial(on_torch, n_torch, replacement=True,
+                                                   out=torch_out), n_torch),
+        "CuPy choice(p=), 2^16": (
+            n32 * 8, lambda: cp.random.choice(2**16, size=n32, p=p), n32),
+    }
 
 
 def curand_rows(n32, n64):
@@ -113,6 +134,7 @@ def torch_rows(n32, n64):
         "torch normal_ f32": (f32, lambda: f32.normal_()),
         "torch normal_ f64": (f64, lambda: f64.normal_()),
         "torch exponential_ f32": (f32, lambda: f32.exponential_()),
+        "torch exponential_ f64": (f64, lambda: f64.exponential_()),
     }
 
 
@@ -174,6 +196,51 @@ def walk_table(particles, steps, calls, repeats):
     return "\n".join(lines)
 
 
+#: tandem's row, its peers, and the goals (fraction of the roof, ratio to the best peer).
+GOALS = [
+    ("raw uint32", ["cuRAND Philox uniform f32"], 0.90, 1.0),
+    ("uniform f32", ["cuRAND Philox uniform f32", "torch uniform_ f32", "JAX uniform f32"],
+     0.90, 1.0),
+    ("uniform f32, start 1", ["cuRAND Philox uniform f32"], 0.90, 1.0),
+    ("uniform f64", [], 0.90, None),
+    ("normal f32", ["cuRAND Philox normal f32", "torch normal_ f32", "JAX normal f32"],
+     0.70, 1.5),
+    ("normal f64", ["cuRAND Philox normal f64", "torch normal_ f64"], 0.60, 1.5),
+    ("normal f64, start 2", ["cuRAND Philox normal f64"], 0.60, 1.5),
+    ("exponential f32", ["torch exponential_ f32"], 0.70, 1.3),
+    ("exponential f64", ["torch exponential_ f64"], 0.70, 1.3),
+]
+
+
+def goals_table(results, draws, roof_rate):
+    """tandem against the best peer of each row, and the issue's goals."""
+    lines = ["\n| fill | tandem TB/s | of roof | best peer | peer TB/s | tandem / peer | goal |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for row, peers, roof_goal, ratio_goal in GOALS:
+        ours = results.get(f"tandem {row}")
+        if ours is None:
+            continue
+        timed_peers = {p: results[p] for p in peers if p in results}
+        best = max(timed_peers, key=timed_peers.get) if timed_peers else None
+        ratio = ours / timed_peers[best] if best else None
+        goal = f">= {roof_goal:.0%} of roof" + (f", >= {ratio_goal}x" if ratio_goal else "")
+        met = ours >= roof_goal * roof_rate and (ratio is None or ratio_goal is None
+                                                 or ratio >= ratio_goal)
+        lines.append(f"| {row} | {ours:.2f} | {ours / roof_rate:.0%} | {best or '-'} | "
+                     + (f"{timed_peers[best]:.2f} | {ratio:.2f}x" if best else "- | -")
+                     + f" | {goal}: {'met' if met else 'NOT met'} |")
+    choice = {name: rate for name, rate in draws.items()
+              if "choice" in name or "multinomial" in name}
+    if "tandem choice, 2^16 table" in choice:
+        ours = choice.pop("tandem choice, 2^16 table")
+        tb = results["tandem choice, 2^16 table"]
+        lines += ["\n| choice from 2^16 weights | draws/s | tandem / it |", "| --- | --- | --- |",
+                  f"| tandem choice ({tb:.2f} TB/s, {tb / roof_rate:.0%} of roof; goal 35 %) "
+                  f"| {ours:.3g} | 1.00x |"]
+        lines += [f"| {name} | {rate:.3g} | {ours / rate:.2f}x |" for name, rate in choice.items()]
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log2n", type=int, default=28)
@@ -193,7 +260,8 @@ def main():
                 roof.data.ptr, 1, roof.nbytes, 0))}
     for name, make in (("cuRAND", lambda: curand_rows(n32, n64)),
                        ("torch", lambda: torch_rows(n32, n64)),
-                       ("JAX", lambda: jax_rows(n32))):
+                       ("JAX", lambda: jax_rows(n32)),
+                       ("choice peers", lambda: choice_rows(n32))):
         try:
             rows.update(make())
         except Exception as error:  # a missing peer is reported, not fatal
@@ -206,20 +274,26 @@ def main():
     warm_up = time.perf_counter() + 3  # clocks rise from idle
     while time.perf_counter() < warm_up:
         timed(rows["write roof (CuPy fill)"][1], 10, 1)
-    results = {}
-    for name, (buffer, run) in rows.items():
+    results, draws = {}, {}
+    for name, (buffer, run, *count) in rows.items():
         if args.only and args.only not in name and "roof" not in name:
             continue
         nbytes = buffer if isinstance(buffer, int) else buffer.nbytes
         clock = timed_on_host if name.startswith("JAX") else timed
         seconds = clock(run, args.calls, args.repeats)
         results[name] = nbytes / seconds / 1e12
+        if count or name.startswith("tandem"):
+            draws[name] = (count[0] if count else buffer.size) / seconds
     roof_rate = max(rate for name, rate in results.items() if name.startswith("write roof"))
     persistent = {}
     if args.persistent:
+        import dataclasses
+
         from tandem.backends import cuda as cuda_backend
 
-        cuda_backend.PERSISTENT.update(cuda_backend.maps.KINDS)
+        registry = cuda_backend.kinds.KINDS
+        for kind_name, kind in list(registry.items()):
+            registry[kind_name] = dataclasses.replace(kind, persistent=True)
         for name in results:
             if name.startswith("tandem"):
                 buffer, run = rows[name]
@@ -229,6 +303,7 @@ def main():
     for name, rate in results.items():
         more = f" | {persistent[name]:.2f}" if name in persistent else (" |" if extra else "")
         print(f"| {name} | {rate:.2f} | {rate / roof_rate:.0%}{more} |")
+    print(goals_table(results, draws, roof_rate))
     if not args.only or "walk" in args.only:
         print(walk_table(args.walk_particles, args.walk_steps, max(args.calls // 4, 2),
                          args.repeats))

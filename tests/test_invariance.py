@@ -29,6 +29,9 @@ FILLS = [
     ("exponential", (), {"dtype": np.float64}),
     ("exponential", (), {"dtype": np.float32, "scale": 7.0}),
     ("choice", (tandem.AliasTable([0.5, 0.0, 2.0, 1e-9, 3.0]),), {}),
+    ("exponential", (), {"dtype": np.float64, "method": "zig"}),
+    ("exponential", (), {"dtype": np.float32, "method": "zig", "scale": 0.5}),
+    ("normal", (), {"dtype": np.float32, "method": "zig", "loc": 1.0}),
 ]
 IDS = [f"{n}-{i}-{k.get('dtype', np.int64).__name__}" for i, (n, a, k) in enumerate(FILLS)]
 # Threefry runs through the same kernels with another block function: a

@@ -20,9 +20,9 @@ def _apply(name, counter, key, key_words, rounds, backend):
     k = np.ascontiguousarray(np.broadcast_to(key, shape + (key_words,)), dtype=np.uint32)
     k = k.reshape(-1, key_words)
     if backend == "reference":
-        from .backends import reference
+        from . import oracle
 
-        out = getattr(reference, name)(c, k, int(rounds))
+        out = getattr(oracle, name)(c, k, int(rounds))
     else:
         from .backends import cpu
 

@@ -275,10 +275,16 @@ def main(argv=None, out=sys.stdout, err=sys.stderr):
     parser = argparse.ArgumentParser(prog="tandem", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("demo", help="a short tour with checks, on embedded defaults")
+    commands.add_parser("compile", help="compile every CPU kernel once, into Numba's cache")
     _add_bn(commands)
     args = parser.parse_args(argv)
     if args.command == "demo":
         return demo(out)
+    if args.command == "compile":
+        from . import warmup
+
+        print(f"compiled tandem's kernels in {warmup.compile_all():.1f} s", file=out)
+        return 0
     if args.command == "bn":
         return _bn_learn(args, out, err)
     return 2

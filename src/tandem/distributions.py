@@ -1,65 +1,28 @@
-"""Fills and addressed draws: checks, the rule of each distribution, dispatch.
+"""Fills and addressed draws: each public function checks its arguments,
+picks its kind (:mod:`tandem.kinds`) and hands the resolved fill to a backend.
 
-Each public function checks its arguments, states the distribution as a
-:class:`FillSpec` (which value map, how many words per element, its integer
-parameters, and the key its rejections continue on), and hands it to a
-backend.  ``docs/spec.md`` states each rule to the bit.
+``docs/spec.md`` states each rule to the bit.
 """
 
 from __future__ import annotations
 
 import importlib
-import math
 import numbers
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import arrays, checks
+from .backends import affine
 from .alias import AliasTable
-from .core.normal import FAST_TABLE
-from .stream import POSITION_LIMIT, Stream, _derive_split, register_fills
+from .kinds import KINDS, LOC, SCALE, float_word, probability_words, resolve
+from .stream import POSITION_LIMIT, Stream, register_fills
 
-#: Purposes of the continuation streams of rejected draws.
-PURPOSE_INTEGERS = "tandem.integers"
-PURPOSE_NORMAL64 = "tandem.normal64"
-
-_WIDTH = {"bits32": 1, "bits64": 2, "bitsbool": 1, "uniform32": 1, "uniform64": 2,
-          "integers32": 1, "integers64": 2, "bernoulli": 2, "normal32": 1, "normal64": 2,
-          "exponential32": 1, "exponential64": 2, "choice": 2}
 _BACKENDS = ("cpu", "cuda", "reference")
 _INTERVALS = {"[0,1)": 0, "(0,1]": 1}
+_EXPONENTIAL_METHODS = ("inv", "zig")
+_NORMAL_METHODS = (None, "zig", "bm")
 _INTEGER_DTYPES = tuple(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64,
                                               np.uint8, np.uint16, np.uint32, np.uint64))
-
-
-@dataclass(frozen=True)
-class FillSpec:
-    """One distribution with its parameters, as a backend needs it.
-
-    Attributes
-    ----------
-    kind : str
-        The value map (a key of the backends' tables).
-    params : tuple of int
-        Three integer parameters below ``2**64``.
-    retry_key : tuple of int
-        Four key words of the continuation streams (zeros when the map never
-        rejects).
-    table : numpy.ndarray or None
-        A uint64 lookup table: the packed alias table of ``choice``, the
-        ziggurat's tables of ``normal64``.
-    """
-
-    kind: str
-    params: tuple = (0, 0, 0)
-    retry_key: tuple = (0, 0, 0, 0)
-    table: np.ndarray | None = field(default=None, compare=False)
-
-    @property
-    def width(self):
-        """Words per element: 1 or 2 (a 64-bit draw at an even position)."""
-        return _WIDTH[self.kind]
 
 
 def _backend(name):
@@ -80,51 +43,55 @@ def _check_threads(threads):
         raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
 
 
-def _start(stream, width):
-    """The position of element 0: the stream's position, rounded up to ``width``."""
-    return -(-stream.position // width) * width
-
-
-def _retry_key(stream, purpose):
-    key = _derive_split(stream.generator, stream.sub(purpose).key, 0)
-    return key + (0,) * (4 - len(key))
-
-
-def _run(stream, spec, size, out, dtype, threads, device, backend):
+def _run(stream, spec, size, out, threads, device, backend, finish=None):
     """Fill ``size`` or ``out`` with ``spec`` from ``stream``: (values, next stream).
 
-    ``backend`` None means the device's own (``cpu`` or ``cuda``).
+    ``spec`` is ``(kind, parameter words, table, dtype)`` (see :func:`_spec`); ``backend`` None means
+    the device's own (``cpu`` or ``cuda``).  ``finish``, if given, is applied
+    to the filled array (of the result's shape) before it is returned.
     """
     _check_stream(stream)
     _check_threads(threads)
-    start = _start(stream, spec.width)
+    kind, params, table, dtype = spec
+    record = resolve(stream, kind, params, table)
 
     def check_lane(n):
-        end = start + spec.width * n
+        end = record.start + kind.width * n
         if end > POSITION_LIMIT:
             raise ValueError(f"size: the fill needs words up to {end}, past the end of the "
                              "lane (2**64 words)")
 
     target = arrays.output(size, out, dtype, device, check_count=check_lane)
-    end = start + spec.width * target.flat.size
+    end = record.start + kind.width * target.flat.size
     if target.flat.size:
-        _backend(backend or target.device).fill(spec, stream.at(start), target.flat, threads)
+        _backend(backend or target.device).fill(record, target.flat, threads)
+        if finish is not None:
+            finish(target.array)
     return target.result(), stream.at(end)
 
 
-def _run_at(stream, spec, index, dtype, threads, device, backend):
+def _run_at(stream, spec, index, threads, device, backend, finish=None):
     """Elements ``index`` of the fill of ``spec`` that starts at ``stream``."""
     _check_stream(stream)
     _check_threads(threads)
+    kind, params, table, dtype = spec
     flat, shape, device = arrays.index_array(index, device)
-    start = _start(stream, spec.width)
-    if flat.size and start + spec.width * (int(flat.max()) + 1) > POSITION_LIMIT:
+    record = resolve(stream, kind, params, table)
+    if flat.size and record.start + kind.width * (int(flat.max()) + 1) > POSITION_LIMIT:
         raise ValueError("index reaches past the end of the lane (2**64 words)")
     target = arrays.output(flat.size, None, dtype, device)
+    values = target.array.reshape(shape)
     if flat.size:
-        _backend(backend or device).addressed(spec, stream.at(start), arrays.flat(flat),
-                                              target.flat, threads)
-    return target.array.reshape(shape)
+        _backend(backend or device).addressed(record, arrays.flat(flat), target.flat, threads)
+        if finish is not None:
+            finish(values)
+    return values
+
+
+def _spec(name, params=(0, 0, 0), dtype=None, table=None):
+    """What ``_run`` takes: the kind ``name``, its parameter words, its table
+    (None: the kind's own) and the output dtype."""
+    return KINDS[name], params, table, dtype
 
 
 # -- bits ------------------------------------------------------------------
@@ -133,25 +100,23 @@ _BITS = {np.dtype(np.uint32): "bits32", np.dtype(np.uint64): "bits64",
          np.dtype(np.bool_): "bitsbool"}
 
 
-def _bits_spec(dtype):
+def _bits(dtype):
     dtype = checks.dtype(dtype)
     if dtype not in _BITS:
         raise TypeError(f"dtype must be uint32, uint64 or bool, got {dtype}")
-    return FillSpec(_BITS[dtype]), dtype
+    return _spec(_BITS[dtype], dtype=dtype)
 
 
 def bits(stream, size=None, *, dtype=np.uint32, out=None, threads=None, device=None,
          backend=None):
     """Raw bits; see :meth:`tandem.Stream.bits`."""
-    spec, dtype = _bits_spec(dtype)
-    return _run(stream, spec, size, out, dtype, threads, device, backend)
+    return _run(stream, _bits(dtype), size, out, threads, device, backend)
 
 
 def bits_at(stream, index, *, dtype=np.uint32, threads=None, device=None,
             backend=None):
     """Elements ``index`` of ``stream.bits(...)``, each computed alone."""
-    spec, dtype = _bits_spec(dtype)
-    return _run_at(stream, spec, index, dtype, threads, device, backend)
+    return _run_at(stream, _bits(dtype), index, threads, device, backend)
 
 
 # -- uniform reals -----------------------------------------------------------
@@ -163,31 +128,33 @@ def _real_dtype(dtype):
     return dtype
 
 
-def _random_spec(dtype, interval):
+def _of_dtype(name, dtype):
+    """The kind ``name`` + ``32`` or ``64`` for f32 or f64 values."""
+    return name + ("32" if dtype == np.float32 else "64")
+
+
+def _random(dtype, interval):
     dtype = _real_dtype(dtype)
     if interval not in _INTERVALS:
         raise ValueError(f"interval must be '[0,1)' or '(0,1]', got {interval!r}")
-    kind = "uniform32" if dtype == np.float32 else "uniform64"
-    return FillSpec(kind, (_INTERVALS[interval], 0, 0)), dtype
+    return _spec(_of_dtype("uniform", dtype), (_INTERVALS[interval], 0, 0), dtype)
 
 
 def random(stream, size=None, *, dtype=np.float64, interval="[0,1)", out=None, threads=None,
            device=None, backend=None):
     """Uniform reals; see :meth:`tandem.Stream.random`."""
-    spec, dtype = _random_spec(dtype, interval)
-    return _run(stream, spec, size, out, dtype, threads, device, backend)
+    return _run(stream, _random(dtype, interval), size, out, threads, device, backend)
 
 
 def random_at(stream, index, *, dtype=np.float64, interval="[0,1)", threads=None,
               device=None, backend=None):
     """Elements ``index`` of ``stream.random(...)``, each computed alone."""
-    spec, dtype = _random_spec(dtype, interval)
-    return _run_at(stream, spec, index, dtype, threads, device, backend)
+    return _run_at(stream, _random(dtype, interval), index, threads, device, backend)
 
 
 # -- bounded integers ----------------------------------------------------------
 
-def _integers_spec(stream, low, high, dtype, endpoint):
+def _integers(low, high, dtype, endpoint):
     dtype = checks.dtype(dtype)
     if dtype not in _INTEGER_DTYPES:
         raise TypeError(f"dtype must be a signed or unsigned integer type, got {dtype}")
@@ -207,143 +174,174 @@ def _integers_spec(stream, low, high, dtype, endpoint):
     wide = span > 2**32
     modulus = 2**64 if wide else 2**32
     params = (low % 2**64, span % 2**64, modulus % span)
-    kind = "integers64" if wide else "integers32"
-    return FillSpec(kind, params, _retry_key(stream, PURPOSE_INTEGERS)), dtype
+    return _spec("integers64" if wide else "integers32", params, dtype)
 
 
 def integers(stream, low, high=None, size=None, *, dtype=np.int64, endpoint=False, out=None,
              threads=None, device=None, backend=None):
     """Unbiased integers; see :meth:`tandem.Stream.integers`."""
-    _check_stream(stream)
-    spec, dtype = _integers_spec(stream, low, high, dtype, endpoint)
-    return _run(stream, spec, size, out, dtype, threads, device, backend)
+    return _run(stream, _integers(low, high, dtype, endpoint), size, out, threads, device,
+                backend)
 
 
 def integers_at(stream, index, low, high=None, *, dtype=np.int64, endpoint=False, threads=None,
                 device=None, backend=None):
     """Elements ``index`` of ``stream.integers(low, high, ...)``, each computed alone."""
-    _check_stream(stream)
-    spec, dtype = _integers_spec(stream, low, high, dtype, endpoint)
-    return _run_at(stream, spec, index, dtype, threads, device, backend)
+    return _run_at(stream, _integers(low, high, dtype, endpoint), index, threads, device,
+                   backend)
 
 
 # -- Bernoulli -----------------------------------------------------------------
 
-def _bernoulli_spec(p):
-    p = checks.real(p, "p")
-    if not 0.0 <= p <= 1.0:  # also rejects NaN
-        raise ValueError(f"p must be in [0, 1], got {p}")
-    certain = p == 1.0
-    threshold = 0 if certain else int(math.ldexp(p, 64))
-    return FillSpec("bernoulli", (threshold, int(certain), 0))
+def _bernoulli(p):
+    return _spec("bernoulli", probability_words(p), np.bool_)
 
 
 def bernoulli(stream, p, size=None, *, out=None, threads=None, device=None, backend=None):
     """Bernoulli(p) bools; see :meth:`tandem.Stream.bernoulli`."""
-    return _run(stream, _bernoulli_spec(p), size, out, np.bool_, threads, device, backend)
+    return _run(stream, _bernoulli(p), size, out, threads, device, backend)
 
 
 def bernoulli_at(stream, index, p, *, threads=None, device=None, backend=None):
     """Elements ``index`` of ``stream.bernoulli(p, ...)``, each computed alone."""
-    return _run_at(stream, _bernoulli_spec(p), index, np.bool_, threads, device, backend)
+    return _run_at(stream, _bernoulli(p), index, threads, device, backend)
 
 
 # -- normal and exponential ------------------------------------------------------
 
-def _float_bits(value):
-    return int(np.float64(value).view(np.uint64))
-
-
-#: Standard values of every normal and exponential map stay below this in
-#: magnitude, so ``loc + scale * z`` cannot overflow within the bounds below.
-_STANDARD_BOUND = 64.0
-
-
-def _in_dtype(value, name, dtype, bound):
-    """``value`` rounded to ``dtype`` (as a float), refused unless finite and
-    at most ``bound * finfo(dtype).max`` in magnitude after the rounding."""
-    value = checks.finite(value, name)
-    with np.errstate(over="ignore", under="ignore"):
-        rounded = float(dtype.type(value))
-    limit = bound * float(np.finfo(dtype).max)
-    if not abs(rounded) <= limit:
-        raise ValueError(f"{name} must be at most {limit:.4g} in magnitude for {dtype} "
-                         f"values, so that no value overflows; got {value}")
-    return rounded
-
-
-def _scale(scale, dtype):
-    value = _in_dtype(scale, "scale", dtype, 1 / (2 * _STANDARD_BOUND))
-    if not value > 0:
-        raise ValueError(f"scale must be positive in {dtype}, got {scale}"
-                         + (f" (it rounds to {value})" if value != scale else ""))
-    return value
-
-
-def _normal_spec(stream, loc, scale, dtype):
+def _normal(loc, scale, dtype, method):
     dtype = _real_dtype(dtype)
-    params = (_float_bits(_scale(scale, dtype)), _float_bits(_in_dtype(loc, "loc", dtype, 0.5)),
-              0)
-    if dtype == np.float32:
-        return FillSpec("normal32", params), dtype
-    return FillSpec("normal64", params, _retry_key(stream, PURPOSE_NORMAL64),
-                    table=FAST_TABLE), dtype
+    if method not in _NORMAL_METHODS:
+        raise ValueError(f"method must be None, 'zig' or 'bm', got {method!r:.60}")
+    if method == "bm" and dtype == np.float64:
+        raise ValueError("method='bm' (Box-Muller) is the f32 normal's; the f64 normal is "
+                         "a ziggurat (method=None or 'zig')")
+    name = _of_dtype("normal", dtype) + ("_zig" if method == "zig" and dtype == np.float32
+                                         else "")
+    params = (float_word(SCALE.check(scale, dtype)), float_word(LOC.check(loc, dtype)), 0)
+    return _spec(name, params, dtype)
 
 
-def normal(stream, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, out=None, threads=None,
-           device=None, backend=None):
-    """Normal variates; see :meth:`tandem.Stream.normal`."""
-    _check_stream(stream)
-    spec, dtype = _normal_spec(stream, loc, scale, dtype)
-    return _run(stream, spec, size, out, dtype, threads, device, backend)
+def _exponential(scale, dtype, method):
+    dtype = _real_dtype(dtype)
+    if method not in _EXPONENTIAL_METHODS:
+        raise ValueError(f"method must be 'inv' or 'zig', got {method!r:.60}")
+    name = _of_dtype("exponential", dtype) + ("_zig" if method == "zig" else "")
+    return _spec(name, (float_word(SCALE.check(scale, dtype)), 0, 0), dtype)
 
 
-def normal_at(stream, index, *, loc=0.0, scale=1.0, dtype=np.float64, threads=None,
-              device=None, backend=None):
+# -- array parameters -------------------------------------------------------------------
+# A fill whose loc or scale is an array draws the standard variates and then
+# applies each element's own parameters (tandem.backends.affine), which gives
+# the values of a fill with those parameters as scalars, bit for bit.
+
+def _is_array(value):
+    if isinstance(value, (type, numbers.Number, np.generic, str, bytes)):
+        return False  # the scalar checks name what is wrong with these
+    return np.ndim(value) > 0 or arrays.device_of(value) == "cuda"
+
+
+def _located(dtype, out, device, size_or_index, at, loc=None, scale=1.0):
+    """``(finish, device)`` for array parameters: the checks run here, before
+    anything is drawn; ``finish`` applies them to the standard values."""
+    dtype = _real_dtype(dtype)
+    given = [v for v in (loc, scale, out) if v is not None]
+    device = arrays.check_device(device) or next(
+        (arrays.device_of(v) for v in given if arrays.device_of(v) == "cuda"), "cpu")
+    xp = arrays.module(device)
+    for name, value in (("loc", loc), ("scale", scale)):
+        if value is not None:
+            arrays.refuse_masked(value, name)
+    checked_scale = SCALE.check_array(scale, dtype, xp)
+    checked_loc = None if loc is None else LOC.check_array(loc, dtype, xp)
+    what = "index" if at else "out" if out is not None else "size"
+    try:
+        params = np.broadcast_shapes(*(p.shape for p in (checked_scale, checked_loc)
+                                       if p is not None))
+    except ValueError:
+        raise ValueError(f"loc and scale (shapes {np.shape(loc)}, {np.shape(scale)}) do not "
+                         "broadcast together") from None
+    if at:
+        shape = np.shape(size_or_index)
+    elif out is not None:
+        shape = out.shape
+    else:
+        shape = arrays.shape_of(size_or_index)
+    if shape is None:
+        shape = params
+    elif len(params) > len(shape) or any(p not in (1, d) for p, d in
+                                         zip(params[::-1], shape[::-1])):
+        raise ValueError(f"loc and scale (shape {params}) do not broadcast to the shape of "
+                         f"{what}, {shape}")
+
+    def finish(values):
+        affine.located(values, checked_scale, checked_loc)
+
+    return finish, device, shape
+
+
+def normal(stream, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, method=None, out=None,
+           threads=None, device=None, backend=None):
+    """Normal variates; see :meth:`tandem.Stream.normal`.  ``loc`` and ``scale``
+    may be arrays that broadcast to the output's shape."""
+    if _is_array(loc) or _is_array(scale):
+        finish, device, shape = _located(dtype, out, device, size, False, loc, scale)
+        return _run(stream, _normal(-0.0, 1.0, dtype, method),
+                    None if out is not None else shape, out, threads, device, backend, finish)
+    return _run(stream, _normal(loc, scale, dtype, method), size, out, threads, device,
+                backend)
+
+
+def normal_at(stream, index, *, loc=0.0, scale=1.0, dtype=np.float64, method=None,
+              threads=None, device=None, backend=None):
     """Elements ``index`` of ``stream.normal(...)``, each computed alone."""
-    _check_stream(stream)
-    spec, dtype = _normal_spec(stream, loc, scale, dtype)
-    return _run_at(stream, spec, index, dtype, threads, device, backend)
+    if _is_array(loc) or _is_array(scale):
+        finish, device, _ = _located(dtype, None, device, index, True, loc, scale)
+        return _run_at(stream, _normal(-0.0, 1.0, dtype, method), index, threads, device,
+                       backend, finish)
+    return _run_at(stream, _normal(loc, scale, dtype, method), index, threads, device,
+                   backend)
 
 
-def _exponential_spec(scale, dtype):
-    dtype = _real_dtype(dtype)
-    kind = "exponential32" if dtype == np.float32 else "exponential64"
-    return FillSpec(kind, (_float_bits(_scale(scale, dtype)), 0, 0)), dtype
+def exponential(stream, size=None, *, scale=1.0, dtype=np.float64, method="inv", out=None,
+                threads=None, device=None, backend=None):
+    """Exponential variates; see :meth:`tandem.Stream.exponential`.  ``scale`` may
+    be an array that broadcasts to the output's shape."""
+    if _is_array(scale):
+        finish, device, shape = _located(dtype, out, device, size, False, scale=scale)
+        return _run(stream, _exponential(1.0, dtype, method), None if out is not None else shape,
+                    out, threads, device, backend, finish)
+    return _run(stream, _exponential(scale, dtype, method), size, out, threads, device,
+                backend)
 
 
-def exponential(stream, size=None, *, scale=1.0, dtype=np.float64, out=None, threads=None,
-                device=None, backend=None):
-    """Exponential variates; see :meth:`tandem.Stream.exponential`."""
-    spec, dtype = _exponential_spec(scale, dtype)
-    return _run(stream, spec, size, out, dtype, threads, device, backend)
-
-
-def exponential_at(stream, index, *, scale=1.0, dtype=np.float64, threads=None,
+def exponential_at(stream, index, *, scale=1.0, dtype=np.float64, method="inv", threads=None,
                    device=None, backend=None):
     """Elements ``index`` of ``stream.exponential(...)``, each computed alone."""
-    spec, dtype = _exponential_spec(scale, dtype)
-    return _run_at(stream, spec, index, dtype, threads, device, backend)
+    if _is_array(scale):
+        finish, device, _ = _located(dtype, None, device, index, True, scale=scale)
+        return _run_at(stream, _exponential(1.0, dtype, method), index, threads, device,
+                       backend, finish)
+    return _run_at(stream, _exponential(scale, dtype, method), index, threads, device,
+                   backend)
 
 
 # -- weighted choice -----------------------------------------------------------------
 
-def _choice_spec(table):
+def _choice(table):
     if not isinstance(table, AliasTable):
         raise TypeError(f"table must be a tandem.AliasTable, got {type(table).__name__}")
-    return FillSpec("choice", (table.n, 0, 0), table=table.table), table.index_dtype
+    return _spec("choice", (table.n, 0, 0), table.index_dtype, table.table)
 
 
 def choice(stream, table, size=None, *, out=None, threads=None, device=None, backend=None):
     """Indices drawn from an alias table; see :meth:`tandem.Stream.choice`."""
-    spec, dtype = _choice_spec(table)
-    return _run(stream, spec, size, out, dtype, threads, device, backend)
+    return _run(stream, _choice(table), size, out, threads, device, backend)
 
 
 def choice_at(stream, index, table, *, threads=None, device=None, backend=None):
     """Elements ``index`` of ``stream.choice(table, ...)``, each computed alone."""
-    spec, dtype = _choice_spec(table)
-    return _run_at(stream, spec, index, dtype, threads, device, backend)
+    return _run_at(stream, _choice(table), index, threads, device, backend)
 
 
 register_fills(bits=bits, random=random, integers=integers, bernoulli=bernoulli, normal=normal,

@@ -243,31 +243,37 @@ class Stream:
         """
         return _fills["bernoulli"](self, p, size, out=out, threads=threads, device=device)
 
-    def normal(self, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, out=None,
-               threads=None, device=None):
+    def normal(self, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, method=None,
+               out=None, threads=None, device=None):
         """Normal variates with mean ``loc`` and standard deviation ``scale``:
         ``(values, next stream)``.
 
         f64: a 1024-layer ziggurat on one 64-bit draw per element; misses
-        (about 0.4 %) continue on ``split(g)`` of ``sub("tandem.normal64")``.
+        (0.43 %) continue on ``split(g)`` of ``sub("tandem.normal64")``.
         f32: Box-Muller on the aligned word pair of each element, one word per
-        element, in f32 arithmetic (``tandem.core.fmath32``).  The value is
-        ``fma(z, scale, loc)`` of the standard variate, in the output's
-        precision (for f32 with ``loc`` and ``scale`` rounded to f32).
+        element, in f32 arithmetic (``tandem.core.fmath32``); with
+        ``method="zig"``, a 256-layer ziggurat on one word per element, whose
+        misses (1.49 %) continue on ``split(g)`` of ``sub("tandem.normal32")``.
+        The value is ``fma(z, scale, loc)`` of the standard variate, in the
+        output's precision (for f32 with ``loc`` and ``scale`` rounded to f32).
         """
-        return _fills["normal"](self, size, loc=loc, scale=scale, dtype=dtype, out=out,
-                                threads=threads, device=device)
+        return _fills["normal"](self, size, loc=loc, scale=scale, dtype=dtype, method=method,
+                                out=out, threads=threads, device=device)
 
-    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, out=None, threads=None,
-                    device=None):
+    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, method="inv", out=None,
+                    threads=None, device=None):
         """Exponential variates with mean ``scale``: ``(values, next stream)``.
 
-        ``-log u`` times ``scale``, with ``u`` in ``(0, 1]`` from one 64-bit
-        draw (f64) or one word (f32, computed in f32 with ``scale`` rounded
-        to f32) per element.
+        ``method="inv"``: ``-log u``, with ``u`` in ``(0, 1]`` from one 64-bit
+        draw (f64) or one word (f32, in f32) per element.  ``method="zig"``: a
+        256-layer ziggurat on the same draw; misses (2.22 %) continue on
+        ``split(g)`` of ``sub("tandem.exponential64")``
+        (``"tandem.exponential32"``).  The value is the standard variate
+        times ``scale``, in the output's precision (for f32 with ``scale``
+        rounded to f32).
         """
-        return _fills["exponential"](self, size, scale=scale, dtype=dtype, out=out,
-                                     threads=threads, device=device)
+        return _fills["exponential"](self, size, scale=scale, dtype=dtype, method=method,
+                                     out=out, threads=threads, device=device)
 
     def choice(self, table, size=None, *, out=None, threads=None, device=None):
         """Indices drawn from a :class:`tandem.AliasTable`: ``(indices, next stream)``.

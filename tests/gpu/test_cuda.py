@@ -51,11 +51,15 @@ def test_addressed_equals_cpu(kind, name, args, kwargs):
     np.testing.assert_array_equal(got.get(), expected)
 
 
-def test_normal64_misses_on_the_gpu():
-    """2**23 f64 normals hold about 36000 ziggurat misses: tail, wedge, redraw."""
+@pytest.mark.parametrize("name,dtype", [("normal", np.float64), ("normal", np.float32),
+                                        ("exponential", np.float64),
+                                        ("exponential", np.float32)])
+def test_ziggurat_misses_on_the_gpu(name, dtype):
+    """2**23 draws hold 36000 (normal f64) to 186000 (exponentials) ziggurat
+    misses: tail, wedge, redraw."""
     stream = tandem.Philox(123456)
-    expected = stream.normal(2**23)[0]
-    got = stream.normal(2**23, device="cuda")[0].get()
+    expected = getattr(stream, name)(2**23, dtype=dtype, method="zig")[0]
+    got = getattr(stream, name)(2**23, dtype=dtype, method="zig", device="cuda")[0].get()
     np.testing.assert_array_equal(got, expected)
 
 

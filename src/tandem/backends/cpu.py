@@ -19,11 +19,9 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .. import core, parallel
+from .. import core, kinds, parallel
 from ..core.addressing import philox_block_at, threefry_block_at
 from ..core.bijections import philox4x32_rounds, threefry4x32_rounds
-from ..core.fmath import fma
-from ..core.normal import normal64_fast
 from . import maps
 
 core.register()
@@ -35,21 +33,22 @@ _TILE_BLOCKS = 32  # blocks per branch-free tile
 _NAN_OR_ONE = np.array([np.nan, 1.0])  # indexed by an accepted flag
 
 
-def _map_normal64_marked(lo, hi, params, table):
-    """The normal64 map with NaN for a miss, for the mending pass (see _make_kernels).
+def _nan_marked(value_map, table):
+    """``value_map`` with NaN for a miss, reading ``table`` as a constant (see _make_kernels).
 
-    It reads the ziggurat's tables as module constants, not from ``table``:
-    LLVM cannot rule out that an array argument aliases ``out``, and the
-    fill ran about 40 % slower so.  A branch here would trip Numba's SSA
-    check after inlining.
+    A constant, not the kernel's table argument: LLVM cannot rule out that an
+    array argument aliases ``out``, and the normal64 fill ran about 40 %
+    slower so.  A branch here would trip Numba's SSA check after inlining.
     """
-    z, accepted = normal64_fast(lo, hi)
-    value = fma(z, maps.as_float(params[0]), maps.as_float(params[1]))
-    return value * _NAN_OR_ONE[U64(accepted)], accepted
+    def marked(lo, hi, params, unused):
+        value, accepted = value_map(lo, hi, params, table)
+        return value * _NAN_OR_ONE[U64(accepted)], accepted
+
+    return maps.named(f"nan_marked_{value_map.__name__}", marked)
 
 
 # The maps are inlined at Numba's IR level so that LLVM vectorises the tiles.
-for _fn in (*maps.functions(), _map_normal64_marked):
+for _fn in kinds.functions():
     core.jitable_cpu(_fn, inline=True)
 
 
@@ -147,20 +146,25 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged):
     return fill, addressed
 
 
-_NAN_MARKED = {"normal64": _map_normal64_marked}
-# The kinds whose maps gather from tables (see _make_kernels).
-_STAGED = frozenset({"normal64", "choice"})
-
-
 _BLOCK_AT = (philox_block_at, threefry_block_at)  # indexed by Stream.generator
 
 
 @functools.lru_cache(maxsize=None)
-def _kernels(kind, width, generator):
-    value_map, retry = maps.KINDS[kind]
-    marked = _NAN_MARKED.get(kind)
-    kernels = _make_kernels(width, marked or value_map, retry, _BLOCK_AT[generator],
-                            nan_marks=marked is not None, staged=kind in _STAGED)
+def _kernels(name, generator):
+    kind = kinds.KINDS[name]
+    if kind.pair_map is not None:
+        value_map, retry = kind.pair_map, kind.retry
+    else:
+        value_map, retry = kind.value_map, kind.retry or maps.no_retry(kind.value_map)
+        if kind.deferred:
+            value_map = core.jitable_cpu(_nan_marked(value_map, kind.table), inline=True)
+        if kind.width == 1:
+            value_map = maps.pairwise(value_map)
+    for fn in (value_map, retry):
+        if fn not in (kind.value_map, kind.retry, kind.pair_map):
+            core.jitable_cpu(fn, inline=True)
+    kernels = _make_kernels(kind.width, value_map, retry, _BLOCK_AT[generator],
+                            nan_marks=kind.deferred, staged=kind.staged)
     return tuple(parallel.guarded(k) for k in kernels)
 
 
@@ -180,13 +184,12 @@ def _threads(threads):
 _NO_TABLE = np.zeros(0, dtype=np.uint64)
 
 
-def _args(spec, stream):
-    key = tuple(U64(k) for k in stream.key) + (_ZERO,) * (4 - len(stream.key))
-    retry = tuple(U64(k) for k in spec.retry_key)
-    params = tuple(U64(p) for p in spec.params)
-    table = _NO_TABLE if spec.table is None else spec.table
-    return (stream.generator, *key, U64(stream.lane), U64(stream.position), params, table,
-            *retry)
+def _args(record):
+    key = tuple(U64(k) for k in record.key)
+    retry = tuple(U64(k) for k in record.retry_key)
+    params = tuple(U64(p) for p in record.params)
+    table = _NO_TABLE if record.table is None else record.table
+    return (record.generator, *key, U64(record.lane), U64(record.start), params, table, *retry)
 
 
 def _serial_below(n, threads, size):
@@ -196,20 +199,20 @@ def _serial_below(n, threads, size):
     return 1 if size < n else threads
 
 
-def fill(spec, stream, out, threads=None):
-    """Write ``out.size`` elements of ``spec`` from ``stream.position`` into flat ``out``."""
-    kernel = _kernels(spec.kind, spec.width, stream.generator)[0]
+def fill(record, out, threads=None):
+    """Write ``out.size`` elements of ``record``'s fill into flat ``out``."""
+    kernel = _kernels(record.kind, record.generator)[0]
     # Fewer than two chunks of blocks run as one prange iteration anyway.
-    threads = _serial_below(2 * _CHUNK_BLOCKS * 4 // spec.width, threads, out.size)
+    threads = _serial_below(2 * _CHUNK_BLOCKS * 4 // record.width, threads, out.size)
     with _threads(threads):
-        kernel(out, *_args(spec, stream))
+        kernel(out, *_args(record))
 
 
-def addressed(spec, stream, index, out, threads=None):
-    """Write element ``index[i]`` of the fill from ``stream`` into ``out[i]``."""
-    kernel = _kernels(spec.kind, spec.width, stream.generator)[1]
+def addressed(record, index, out, threads=None):
+    """Write element ``index[i]`` of ``record``'s fill into ``out[i]``."""
+    kernel = _kernels(record.kind, record.generator)[1]
     with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
-        kernel(out, index, *_args(spec, stream))
+        kernel(out, index, *_args(record))
 
 
 @njit(parallel=True, cache=True)

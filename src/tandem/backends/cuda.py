@@ -14,7 +14,7 @@ maps (:mod:`tandem.backends.maps`), so every bit agrees.  Layout:
   next.  The few elements before the first aligned group and after the last
   are computed alone.
 * A rejected bounded integer continues in the thread that met it.  A
-  ziggurat miss is listed and mended by a second kernel (see ``DEFERRED``).
+  ziggurat miss is listed and mended by a second kernel (``Kind.deferred``).
 * A kernel runs on the stream that its output array was exported with
   (``__cuda_array_interface__``), so it follows the work that made the array
   without a host synchronisation; a CuPy array made by a fill is on CuPy's
@@ -49,9 +49,10 @@ MAX_THREADS = 512
 SIMULATED = bool(config.ENABLE_CUDASIM)
 
 
-# This backend compiles its own copy of core and the maps (see tandem._twin).
+# This backend compiles its own copy of core, the kinds and the maps (see tandem._twin).
 core = _twin.module("core")
 addressing = _twin.module("core.addressing")
+kinds = _twin.module("kinds")
 maps = _twin.module("backends.maps")
 
 
@@ -61,7 +62,7 @@ def _register():
     from numba.cuda.extending import register_jitable
 
     core.register_cuda()
-    for fn in maps.functions():
+    for fn in kinds.functions():
         register_jitable(fn)
 
 
@@ -144,65 +145,56 @@ if not SIMULATED:
 # -- kernels -----------------------------------------------------------------------
 # A *resolver* gives a rejected element: ``(generator, r0..r3, w, lo, hi,
 # params, table, misses, start, n) -> value``.  Kinds that reject often
-# (integers) retry in place; the normal64 ziggurat's misses (0.4 %) are
-# *deferred*: the fill writes NaN and lists the element in ``misses``, and a
-# second kernel mends the list, so that the fill kernel carries no miss code
-# and no warp waits on one lane's miss.  ``misses`` holds an overflow flag,
-# one count per block of the fill's grid, then one segment per block.
+# (integers) retry in place; the ziggurats' rare misses are *deferred*
+# (``Kind.deferred``): the fill writes NaN and lists the element in
+# ``misses``, and a second kernel mends the list, so that the fill kernel
+# carries no miss code and no warp waits on one lane's miss.  ``misses``
+# holds an overflow flag, one count per block of the fill's grid, then one
+# segment per block.
+#
+# A kind's ``shared_words`` of its table (the ziggurats' layers) are read at a
+# random layer per element; from shared memory a warp's 32 reads take a few
+# bank conflicts, where the L1 cache serves one line per cycle.  Each block
+# copies them once.
 
-DEFERRED = frozenset({"normal64"})
-
-# The ziggurat's layer tables (16 KiB) are read at a random layer per element;
-# from shared memory a warp's 32 reads take a few bank conflicts, where the
-# L1 cache serves one line per cycle.  Each block of the persistent grid copies
-# them once.
-SHARED_TABLE = frozenset({"normal64"})
-SHARED_TABLE_WORDS = 2048
-
-# Misses a block of a deferred fill lists in shared memory (about twice the
-# expected 0.4 % of a 1 GiB normal64 fill's share per block); more go
-# straight to the global list.  Unlike the global list's size, this one is
-# fixed when the kernels are made.
+# Misses a block of a deferred fill lists in shared memory.  A persistent
+# fill drains the list to the global one every DRAIN_ROUNDS rounds of the
+# block's threads once it is half full (a round of 256 threads of a
+# one-word kind expects 15 misses of the f32 normal, 23 of the exponential);
+# a miss that finds the list full goes straight to the global list, which
+# costs a global atomic and a division.  Fixed when the kernels are made.
 SHARED_MISSES = 1024
-
-# Kinds whose fill runs a persistent grid (one that strides over the work):
-# those that copy a table per block or list misses per block, and those that
-# measured faster so on the H200 (benchmarks/gpu.py --persistent compares;
-# docs/performance.md).  Bounded integers (their retry loop) and choice (its
-# table gathers) ran faster one group a thread.
-PERSISTENT = set(DEFERRED | SHARED_TABLE) | {
-    "bits32", "bits64", "bitsbool", "uniform32", "uniform64", "bernoulli", "normal32",
-    "exponential32", "exponential64"}
+DRAIN_ROUNDS = 4
+# Registers a deferred fill may use: unbounded, the f32 normal's took 84,
+# which left room for 2 blocks of 256 threads a multiprocessor; at 64 it
+# filled 1.12 rather than 0.97 TB/s on the H200 (48: 1.07, 32: 0.95;
+# docs/performance.md).
+DEFERRED_FILL_REGISTERS = 64
 
 
-# A persistent fill of these kinds launches this many times the blocks that
-# are resident at once (else once): the raw-word fills, whose loop is the
-# shortest, write faster in several waves of shorter-lived blocks (on the
-# H200: 4.20 against 3.96 TB/s for 16 waves against one; the other kinds
-# gained nothing or lost; docs/performance.md).
-WAVES = {"bits32": 16, "bits64": 16}
-
-
-def _resolver(width, retry, deferred):
+def _resolver(width, retry, deferred, dtype):
     if deferred:
+        mark = dtype.type(np.nan)  # in the output's type: no conversions in the fill
         def resolve(generator, r0, r1, r2, r3, w, lo, hi, params, table, misses, start, n):
             i = (w - start) // U64(width)  # wraps to >= n for a word before the fill
             if i < n:
                 # The block's list in shared memory first: its returning
                 # atomic stalls the warp less than a global one (the fill
                 # took 501 rather than 539 µs a GiB; docs/performance.md).
-                local, listed = misses
-                slot = cuda.atomic.add(local, 0, U64(1))
-                if slot < local.size - 2:
-                    local[2 + slot] = i
+                # A 32-bit counter: a 64-bit atomic add on shared memory
+                # is not one instruction.
+                count, local, listed, capacity = misses
+                slot = cuda.atomic.add(count, 0, np.uint32(1))
+                if slot < capacity:
+                    local[1 + slot] = i
                 else:
                     _list_miss(listed, i)
-            return np.nan
+            return mark
     else:
         def resolve(generator, r0, r1, r2, r3, w, lo, hi, params, table, misses, start, n):
             return retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
 
-    return maps.named(f"resolve_{retry.__name__}_{int(deferred)}", resolve)
+    return maps.named(f"resolve_{retry.__name__}_{int(deferred)}_{dtype.name}", resolve)
 
 
 def _segment(listed):
@@ -223,21 +215,37 @@ def _list_miss(listed, i):
         listed[0] = U64(1)  # overflow: mend scans for NaN marks
 
 
-def _flush_misses(local, listed):
-    """Move the block's shared miss list to its global segment (every thread
-    of the block calls this, after the last miss)."""
+def _flush_misses(count, local, listed, capacity):
+    """Move the block's shared miss list (``count[0]`` entries at ``local[1:]``)
+    to its global segment; every thread of the block calls this."""
     cuda.syncthreads()
-    count = np.int64(min(local[0], U64(local.size - 2)))
+    listed_here = np.int64(min(count[0], np.uint32(capacity)))
     if cuda.threadIdx.x == 0:
-        local[1] = cuda.atomic.add(listed, 1 + cuda.blockIdx.x, U64(count))
+        local[0] = cuda.atomic.add(listed, 1 + cuda.blockIdx.x, U64(listed_here))
     cuda.syncthreads()
     room, first = _segment(listed)
-    base = np.int64(local[1])
-    for j in range(cuda.threadIdx.x, count, cuda.blockDim.x):
+    base = np.int64(local[0])
+    for j in range(cuda.threadIdx.x, listed_here, cuda.blockDim.x):
         if base + j < room:
-            listed[first + base + j] = local[2 + j]
+            listed[first + base + j] = local[1 + j]
         else:
             listed[0] = U64(1)
+
+
+def _drain_misses(count, local, listed, capacity):
+    """Between rounds of a persistent deferred fill (every thread of the block
+    calls this): move the block's shared miss list to the global one once it
+    is more than half full, so that the list in shared memory rarely fills
+    and few misses take the slow global path (``_list_miss``)."""
+    cuda.syncthreads()
+    listed_here = count[0]
+    cuda.syncthreads()  # every thread has read the count before any goes on to add to it
+    if listed_here > np.uint32(capacity // 2):
+        _flush_misses(count, local, listed, capacity)
+        cuda.syncthreads()
+        if cuda.threadIdx.x == 0:
+            count[0] = np.uint32(0)
+        cuda.syncthreads()
 
 
 def _block_values(width, value_map, resolve):
@@ -292,23 +300,24 @@ def _jitable(fn):
     return register_jitable(fn)
 
 
-for _fn in (_segment, _list_miss, _flush_misses):
+for _fn in (_segment, _list_miss, _flush_misses, _drain_misses):
     _jitable(_fn)
 
 
 def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
-                  shared_table, persistent):
+                  shared_words, persistent):
     """The fill, mend and addressed kernels of one kind, generator and output dtype.
 
     A ``deferred`` fill lists its misses in shared memory (``SHARED_MISSES``
     a block; more spill to the global list) and moves them to the global
-    list at its end.  With ``shared_table`` the fill copies the first
-    ``SHARED_TABLE_WORDS`` of ``table`` to shared memory first.  A ``persistent`` fill has a grid that
-    strides over the work; otherwise each thread takes one group.
+    list at its end.  With ``shared_words`` the fill copies that many words
+    of ``table`` to shared memory first.  A ``persistent`` fill has a grid
+    that strides over the work; otherwise each thread takes one group.
     """
     per_block = 4 // width
-    local_size = 2 + SHARED_MISSES if deferred else 2  # see fill
-    resolve = _jitable(_resolver(width, retry, deferred))
+    capacity = SHARED_MISSES if deferred else 0
+    local_size = 1 + max(capacity, 1)  # [base, entries]: see _flush_misses
+    resolve = _jitable(_resolver(width, retry, deferred, dtype))
     block_values = _jitable(_block_values(width, value_map, resolve))
     draw = _jitable(maps.element_draw(width, value_map, block_at))
     element = _jitable(maps.element(draw, retry))
@@ -358,7 +367,8 @@ def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
     direct_group = _jitable(maps.named(f"direct_group_{block_values.__name__}", direct_group))
     shifted_tile = _jitable(maps.named(f"shifted_tile_{block_values.__name__}", shifted_tile))
 
-    @cuda.jit
+    @_kernel(**({"max_registers": DEFERRED_FILL_REGISTERS}
+                if deferred and DEFERRED_FILL_REGISTERS else {}))
     def fill(out, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3,
              head, groups, shift, listed):
         # Group g is elements head + per_block * g ...; its first word is
@@ -367,16 +377,17 @@ def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
         n = U64(out.size)
         threads = cuda.blockDim.x
         t = cuda.threadIdx.x
-        # [count, base, entries]: see _flush_misses
+        # the count of listed misses, then [base, entries]: see _flush_misses
+        count = cuda.shared.array(1, numba.uint32)
         local = cuda.shared.array(local_size, numba.uint64)
-        misses = (local, listed)
+        misses = (count, local, listed, capacity)
         if deferred:
             if t == 0:
-                local[0] = U64(0)
+                count[0] = np.uint32(0)
             cuda.syncthreads()
-        if shared_table:
-            staged_table = cuda.shared.array(SHARED_TABLE_WORDS, numba.uint64)
-            for k in range(t, SHARED_TABLE_WORDS, threads):
+        if shared_words:
+            staged_table = cuda.shared.array(shared_words, numba.uint64)
+            for k in range(t, shared_words, threads):
                 staged_table[k] = table[k]
             cuda.syncthreads()
             lookup = staged_table
@@ -384,7 +395,18 @@ def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
             lookup = table
         first = (start + U64(width * head)) >> U64(2)
         if shift == 0:
-            if persistent:
+            if persistent and deferred:
+                # Rounds that every thread of a block runs, so that the block
+                # can drain its miss list between them.
+                stride = cuda.gridsize(1)
+                for r in range((groups + stride - 1) // stride):
+                    g = r * stride + cuda.grid(1)
+                    if g < groups:
+                        direct_group(out, g, first, k0, k1, k2, k3, lane, params, lookup,
+                                     r0, r1, r2, r3, misses, start, n, head)
+                    if r % DRAIN_ROUNDS == DRAIN_ROUNDS - 1:
+                        _drain_misses(count, local, listed, capacity)
+            elif persistent:
                 for g in range(cuda.grid(1), groups, cuda.gridsize(1)):
                     direct_group(out, g, first, k0, k1, k2, k3, lane, params, lookup,
                                  r0, r1, r2, r3, misses, start, n, head)
@@ -398,6 +420,8 @@ def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
             for tile in range(cuda.blockIdx.x, tiles, step):
                 shifted_tile(out, staged, tile, first, k0, k1, k2, k3, lane, params, lookup,
                              r0, r1, r2, r3, misses, start, n, head, groups, shift)
+                if deferred and persistent:
+                    _drain_misses(count, local, listed, capacity)
         # The elements before the first group and after the last, one a thread.
         i = cuda.grid(1)
         tail = out.size - head - per_block * groups
@@ -411,7 +435,7 @@ def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
                                 start, n)
             store(out, i, value)
         if deferred:
-            _flush_misses(local, listed)
+            _flush_misses(count, local, listed, capacity)
 
     @_kernel(launch_bounds=MAX_THREADS)
     def mend(out, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3, misses,
@@ -450,10 +474,14 @@ _BLOCK_AT = (addressing.philox_block_at, addressing.threefry_block_at)  # by Str
 
 
 @functools.lru_cache(maxsize=None)
-def _kernels(kind, width, generator, dtype, persistent):
-    value_map, retry = maps.KINDS[kind]
-    return _make_kernels(width, value_map, retry, _BLOCK_AT[generator], generator,
-                         np.dtype(dtype), kind in DEFERRED, kind in SHARED_TABLE, persistent)
+def _kernels(name, generator, dtype, persistent):
+    kind = kinds.KINDS[name]
+    value_map, retry = maps.kernel_functions(kind)
+    for fn in (value_map, retry):
+        if fn not in (kind.value_map, kind.retry, kind.pair_map):
+            _jitable(fn)
+    return _make_kernels(kind.width, value_map, retry, _BLOCK_AT[generator], generator,
+                         np.dtype(dtype), kind.deferred, kind.shared_words, persistent)
 
 
 # -- launches ---------------------------------------------------------------------
@@ -473,12 +501,12 @@ def _on_device(table):
     return _DEVICE_TABLES[key]
 
 
-def _args(spec, stream):
-    key = tuple(U64(k) for k in stream.key) + (_ZERO,) * (4 - len(stream.key))
-    params = tuple(U64(p) for p in spec.params)
-    retry = tuple(U64(k) for k in spec.retry_key)
-    return (*key, U64(stream.lane), U64(stream.position), *params,
-            _on_device(spec.table), *retry)
+def _args(record):
+    key = tuple(U64(k) for k in record.key)
+    params = tuple(U64(p) for p in record.params)
+    retry = tuple(U64(k) for k in record.retry_key)
+    return (*key, U64(record.lane), U64(record.start), *params, _on_device(record.table),
+            *retry)
 
 
 def _address(out):
@@ -527,61 +555,63 @@ def _resident_blocks(threads):
     return cuda.get_current_device().MULTIPROCESSOR_COUNT * (2048 // threads)
 
 
-def miss_capacity(n):
-    """Room in the miss list of ``n`` elements (about 4 times the expected
-    misses of normal64); a fill with more mends by scanning for NaN."""
-    return n // 64 + 64
+def miss_capacity(n, rate):
+    """Room in the miss list of ``n`` elements whose draws miss at ``rate``
+    (about 4 times the expected misses); a fill with more mends by scanning
+    for NaN."""
+    return int(n * min(1.0, 4 * rate)) + 64
 
 
-def _zeros(n, dtype, like):
-    """A zeroed device array (from CuPy's pool when CuPy is there).
+def _miss_list(size, header, like):
+    """A device array of ``size`` uint64 whose first ``header`` are zero (from
+    CuPy's pool when CuPy is there).
 
     CuPy zeroes it on its current stream: a fill into an ``out`` exported
     on another stream must not overlap work on that one.
     """
     if SIMULATED and isinstance(like, np.ndarray):
-        return np.zeros(n, dtype=dtype)
+        return np.zeros(size, dtype=np.uint64)
     try:
         import cupy
     except ImportError:
-        return cuda.to_device(np.zeros(n, dtype=dtype))
-    return cupy.zeros(n, dtype=dtype)
+        return cuda.to_device(np.zeros(size, dtype=np.uint64))
+    listed = cupy.empty(size, dtype=np.uint64)
+    listed[:header] = 0
+    return listed
 
 
-def fill(spec, stream, out, threads=None):
-    """Write ``out.size`` elements of ``spec`` from ``stream.position`` into flat ``out``."""
+def fill(record, out, threads=None):
+    """Write ``out.size`` elements of ``record``'s fill into flat ``out``."""
     threads = _threads(threads)
+    kind = kinds.KINDS[record.kind]
     dtype = np.dtype(out.dtype)
-    persistent = spec.kind in PERSISTENT
-    fill_kernel, mend_kernel, _ = _kernels(spec.kind, spec.width, stream.generator, dtype,
-                                           persistent)
-    head, groups, shift = layout(out.size, stream.position, spec.width, dtype.itemsize,
+    fill_kernel, mend_kernel, _ = _kernels(kind.name, record.generator, dtype, kind.persistent)
+    head, groups, shift = layout(out.size, record.start, kind.width, dtype.itemsize,
                                  _address(out))
-    per_block = 4 // spec.width
+    per_block = 4 // kind.width
     singles = out.size - per_block * groups
     if shift == 0:
         blocks, shared = -(-groups // threads), 0
     else:
         blocks, shared = -(-groups // (threads - 1)), threads * per_block * dtype.itemsize
-    if persistent:
-        blocks = min(blocks, _resident_blocks(threads) * WAVES.get(spec.kind, 1))
+    if kind.persistent:
+        blocks = min(blocks, _resident_blocks(threads) * kind.waves)
     blocks = max(blocks, -(-singles // threads), 1)
-    deferred = spec.kind in DEFERRED
-    if deferred:
-        room = miss_capacity(out.size // blocks + threads)
-        misses = _zeros(1 + blocks * (1 + room), np.uint64, out)
+    if kind.deferred:
+        room = miss_capacity(out.size // blocks + threads, kind.miss_rate)
+        misses = _miss_list(1 + blocks * (1 + room), 1 + blocks, out)
     else:
         misses = _on_device(None)
-    args = _args(spec, stream)
+    args = _args(record)
     launch = _stream_of(out)
     fill_kernel[blocks, threads, launch, shared](out, *args, head, groups, shift, misses)
-    if deferred:
+    if kind.deferred:
         mend_kernel[min(-(-misses.size // 256), 1024), 256, launch](out, *args, misses, blocks)
 
 
-def addressed(spec, stream, index, out, threads=None):
-    """Write element ``index[i]`` of the fill from ``stream`` into ``out[i]``."""
+def addressed(record, index, out, threads=None):
+    """Write element ``index[i]`` of ``record``'s fill into ``out[i]``."""
     threads = _threads(threads)
-    kernel = _kernels(spec.kind, spec.width, stream.generator, np.dtype(out.dtype), False)[2]
+    kernel = _kernels(record.kind, record.generator, np.dtype(out.dtype), False)[2]
     kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](out, index,
-                                                                      *_args(spec, stream))
+                                                                      *_args(record))

@@ -16,9 +16,10 @@ with Numba (``register_jitable``), which imports Numba; importing
 """
 
 import importlib
+import importlib.util
 
-_MODULES = ("bijections", "derivation", "addressing", "uniform", "fmath", "fmath32", "normal",
-            "choice")
+_MODULES = ("bijections", "derivation", "addressing", "uniform", "fmath", "fmath32", "ziggurat",
+            "normal", "choice")
 _registered = set()
 
 
@@ -115,6 +116,8 @@ _FOR_CUDA = __name__.split(".")[1] == "_cuda"
 
 
 def __getattr__(name):
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:  # a submodule
+        return importlib.import_module(f"{__name__}.{name}")
     for module_name in _MODULES:
         module = importlib.import_module(f"{__name__}.{module_name}")
         if hasattr(module, name):

@@ -1,16 +1,15 @@
-"""Normal and exponential variates from draws.
+"""The f64 normal's ziggurat, and the per-element normals users' kernels call.
 
-* f64 normal: a 1024-layer ziggurat on one 64-bit draw ``d``: layer
-  ``d & 1023``, sign bit 10, mantissa ``m = d >> 11`` (53 bits).  The fast
-  path returns ``±m * W[layer]`` when ``m < K[layer]``; otherwise the draw is a
-  miss, resolved by :func:`normal64_miss` on its continuation stream.
-* f32 normal: Box-Muller on an aligned word pair, computed in f32.
-* exponential: ``-log u`` of a uniform in ``(0, 1]``, in the output's precision.
+The f64 normal is a 1024-layer ziggurat on one 64-bit draw ``d``: layer
+``d & 1023``, sign bit 10, mantissa ``m = d >> 11`` (53 bits).  The fast
+path returns ``±m * W[layer]`` when ``m < K[layer]``; otherwise the draw is a
+miss, resolved by :func:`normal64_miss` on its continuation stream.  The f32
+normal is Box-Muller on an aligned word pair, in f32 (:func:`normal_pair`);
+its 256-layer ziggurat (``method="zig"``) is in :mod:`tandem.core.ziggurat`.
 
 The tables are in :mod:`tandem.core.ziggurat_tables`; the math functions in
-:mod:`tandem.core.fmath` (f64) and :mod:`tandem.core.fmath32` (f32).  Every
-product that feeds a sum goes through ``fma`` (or is exact), so CPU and GPU
-round alike.
+:mod:`tandem.core.fmath`.  Every product that feeds a sum goes through
+``fma`` (or is exact), so CPU and GPU round alike.
 
 Guaranteed across versions: every value for every draw.
 """
@@ -18,11 +17,12 @@ Guaranteed across versions: every value for every draw.
 import numpy as np
 
 from ._marks import inline
-from .addressing import join64, pair_at
+from .addressing import join64, pair_at, word_at
 from .bijections import U64
-from .fmath import exp64, fma, log64, product
+from .fmath import exp64, fma, product
 from .fmath32 import log_word32, product32, sincos2pi_word32, sqrt32
 from .uniform import top53_float, uniform64
+from .ziggurat import exponential64_inv, normal32_fast_table, normal32_miss_table
 from .ziggurat_tables import K, R, F, W
 
 #: The ziggurat's tables in one uint64 array: ``K`` at ``[layer]``, the bits
@@ -42,7 +42,6 @@ _ONE = U64(1)
 _TWO = U64(2)
 _FOUR = U64(4)
 _MINUS_TWO32 = np.float32(-2.0)
-_ZERO32 = np.float32(0.0)
 
 
 def _table_float(table, i):
@@ -102,8 +101,8 @@ def normal64_miss_table(generator, k0, k1, k2, k3, g, lo, hi, table):
                 a_lo, a_hi = pair_at(generator, k0, k1, k2, k3, g, t)
                 b_lo, b_hi = pair_at(generator, k0, k1, k2, k3, g, t + _TWO)
                 t += _FOUR
-                a = exponential64(a_lo, a_hi) / R
-                b = exponential64(b_lo, b_hi)
+                a = exponential64_inv(a_lo, a_hi) / R
+                b = exponential64_inv(b_lo, b_hi)
                 if b + b > a * a:
                     return _signed(R + a, d)
         x = product(top53_float(lo, hi), _table_float(table, _W_OFFSET + layer))
@@ -123,31 +122,6 @@ def normal64_miss_table(generator, k0, k1, k2, k3, g, lo, hi, table):
         d = join64(lo, hi)
 
 
-@inline
-def normal_pair(even, odd):
-    """Box-Muller on the word pair ``(even, odd)``: ``(r cos θ, r sin θ)`` in f32.
-
-    ``r = sqrt(-2 log u)`` with ``u = (even + 1) / 2**32`` in ``(0, 1]`` and
-    ``θ = 2π odd / 2**32``, by :mod:`tandem.core.fmath32`.  The even word's
-    element takes the cosine, the odd word's the sine.
-    """
-    r = sqrt32(log_word32(even) * _MINUS_TWO32)
-    s, c = sincos2pi_word32(odd)
-    return product32(r, c), product32(r, s)
-
-
-@inline
-def exponential64(lo, hi):
-    """``-log u`` with ``u`` the ``(0, 1]`` uniform of the draw ``(lo, hi)``."""
-    return 0.0 - log64(uniform64(lo, hi, _ONE))
-
-
-@inline
-def exponential_word(w):
-    """``-log u`` with ``u = (w + 1) / 2**32`` in ``(0, 1]``, in f32."""
-    return _ZERO32 - log_word32(w)
-
-
 def normal64_at(generator, k0, k1, k2, k3, c0, c1, c2, c3, lane, i, table):
     """Element ``i`` of ``normal()`` (f64, standard) from position 0 of (key, lane).
 
@@ -164,6 +138,19 @@ def normal64_at(generator, k0, k1, k2, k3, c0, c1, c2, c3, lane, i, table):
     return z
 
 
+@inline
+def normal_pair(even, odd):
+    """Box-Muller on the word pair ``(even, odd)``: ``(r cos θ, r sin θ)`` in f32.
+
+    ``r = sqrt(-2 log u)`` with ``u = (even + 1) / 2**32`` in ``(0, 1]`` and
+    ``θ = 2π odd / 2**32``, by :mod:`tandem.core.fmath32`.  The even word's
+    element takes the cosine, the odd word's the sine.
+    """
+    r = sqrt32(log_word32(even) * _MINUS_TWO32)
+    s, c = sincos2pi_word32(odd)
+    return product32(r, c), product32(r, s)
+
+
 def normal32_at(generator, k0, k1, k2, k3, lane, i):
     """Element ``i`` of ``normal(dtype=float32)`` (standard) from position 0 of (key, lane).
 
@@ -173,3 +160,18 @@ def normal32_at(generator, k0, k1, k2, k3, lane, i):
     lo, hi = pair_at(generator, k0, k1, k2, k3, lane, i & ~_ONE)
     c, s = normal_pair(lo, hi)
     return s if i & _ONE else c
+
+
+def normal32_zig_at(generator, k0, k1, k2, k3, c0, c1, c2, c3, lane, i, table):
+    """Element ``i`` of ``normal(dtype=float32, method="zig")`` (standard) from
+    position 0 of (key, lane).
+
+    ``(c0, c1, c2, c3)`` is the continuation key of ``"tandem.normal32"``
+    (as for :func:`normal64_at`) and ``table`` is
+    :data:`tandem.core.ziggurat.NORMAL32_TABLE` (on a GPU, a device copy).
+    """
+    w = word_at(generator, k0, k1, k2, k3, lane, i)
+    z, accepted = normal32_fast_table(w, table)
+    if not accepted:
+        z = normal32_miss_table(generator, c0, c1, c2, c3, i, w, table)
+    return z

@@ -36,7 +36,7 @@ from numba import cuda
 
 from .. import arrays, core
 from ..core.normal import FAST_TABLE
-from ..distributions import PURPOSE_NORMAL64
+from ..kinds import KINDS
 from ..stream import purpose_word
 from .filter import FilterStreams, _count, _observations
 from .models import LinearGaussian
@@ -331,7 +331,7 @@ def batch_filters(root, model, observations, n_particles, *, resampling="systema
     outputs = [cuda.to_device(a) for a in (means, variances, ess, log_likelihood)]
     run[filters, n](cuda.to_device(np.ascontiguousarray(y)), generator,
                     cuda.to_device(_split_keys(streams)),
-                    cuda.to_device(np.array(purpose_word(PURPOSE_NORMAL64), dtype=np.uint64)),
+                    cuda.to_device(np.array(purpose_word(KINDS["normal64"].purpose), dtype=np.uint64)),
                     cuda.to_device(np.asarray(FAST_TABLE)),
                     cuda.to_device(np.array(model.params, dtype=np.float64)), *outputs)
     means, variances, ess, log_likelihood = (o.copy_to_host() for o in outputs)

@@ -1,0 +1,446 @@
+"""Every distribution of the stream contract, each defined once as a :class:`Kind`.
+
+A kind names one rule of ``docs/spec.md``: how many words an element takes,
+its parameters and their checks, the value map from a draw to an element,
+what a rejected draw continues on, the oracle that the reference backend
+runs, and the traits a compiled backend needs to launch it well.  From a
+stream, a kind and its parameters, :func:`resolve` makes the one
+backend-neutral :class:`FillRecord` that every backend takes.
+
+The value maps are plain Python over :mod:`tandem.core`, with the signature
+``(lo, hi, params, table) -> (value, accepted)`` (``hi`` is unused by
+one-word kinds); ``params`` is a 3-tuple of uint64 words (floats travel as
+their bits).  A retry ``(generator, c0..c3, g, lo, hi, params, table) ->
+value`` gives a rejected element from lane ``g`` of its continuation key.
+Each compiled backend registers the maps with Numba for its target.
+
+This module imports only :mod:`tandem.core`, :mod:`tandem.checks` and
+:mod:`tandem.oracle`, so the CUDA backend can load its own copy (see
+:mod:`tandem._twin`).
+
+To add a distribution: write its element function in ``tandem.core``, its
+transcription in :mod:`tandem.oracle`, and one :class:`Kind` here.
+
+Guaranteed across versions: each kind's rule, its purpose and its
+parameters' words.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+from . import checks, oracle
+from .core.addressing import join64
+from .core.choice import alias_index
+from .core.fmath import fma
+from .core.fmath32 import fma32
+from .core.normal import FAST_TABLE, normal64_fast_table, normal64_miss_table, normal_pair
+from .core.uniform import (
+    bernoulli64,
+    integers32_retry,
+    integers64_retry,
+    lemire32,
+    lemire64,
+    uniform32,
+    uniform64,
+)
+from .core.ziggurat import (
+    EXPONENTIAL32_TABLE,
+    EXPONENTIAL64_TABLE,
+    FAST_WORDS32,
+    FAST_WORDS64,
+    NORMAL32_TABLE,
+    exponential32_fast_table,
+    exponential32_inv,
+    exponential32_miss_table,
+    exponential64_fast_table,
+    exponential64_inv,
+    exponential64_miss_table,
+    normal32_fast_table,
+    normal32_miss_table,
+)
+from .core import ziggurat_exponential32, ziggurat_exponential64, ziggurat_normal32
+from .core import ziggurat_tables as _normal64_tables
+
+U64 = np.uint64
+_ZERO = U64(0)
+
+#: Standard values of every normal and exponential map stay below this in
+#: magnitude, so ``loc + scale * z`` cannot overflow within the bounds of
+#: their parameters.
+STANDARD_BOUND = 64.0
+
+
+# -- parameters ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Real:
+    """A real parameter, checked in the output's precision.
+
+    Attributes
+    ----------
+    name : str
+        The argument's name, as the error messages give it.
+    positive : bool
+        Whether the value (after rounding to the output's dtype) must be > 0.
+    bound : float
+        The largest magnitude, as a fraction of ``finfo(dtype).max``, that
+        keeps every value of the fill finite.
+    """
+
+    name: str
+    positive: bool = False
+    bound: float = 0.5
+
+    def check(self, value, dtype: np.dtype) -> float:
+        """``value`` rounded to ``dtype`` (as a float), or a ``TypeError`` /
+        ``ValueError`` naming the parameter."""
+        value = checks.finite(value, self.name)
+        with np.errstate(over="ignore", under="ignore"):
+            rounded = float(dtype.type(value))
+        limit = self.bound * float(np.finfo(dtype).max)
+        if not abs(rounded) <= limit:
+            raise ValueError(f"{self.name} must be at most {limit:.4g} in magnitude for "
+                             f"{dtype} values, so that no value overflows; got {value}")
+        if self.positive and not rounded > 0:
+            raise ValueError(f"{self.name} must be positive in {dtype}, got {value}"
+                             + (f" (it rounds to {rounded})" if rounded != value else ""))
+        return rounded
+
+    def check_array(self, values, dtype: np.dtype, xp=np):
+        """The array ``values`` (NumPy or CuPy, as ``xp``) rounded to ``dtype``,
+        after the checks of :meth:`check` on every element."""
+        values = xp.asarray(values)
+        if values.dtype.kind not in "fiu":
+            raise TypeError(f"{self.name} must hold real numbers, got dtype {values.dtype}")
+        values = values.astype(np.float64)
+        if not bool(xp.isfinite(values).all()):
+            raise ValueError(f"{self.name} must be finite, got a non-finite element")
+        with np.errstate(over="ignore", under="ignore"):
+            rounded = values.astype(dtype)
+        limit = self.bound * float(np.finfo(dtype).max)
+        if not bool((abs(rounded) <= limit).all()):
+            raise ValueError(f"{self.name} must be at most {limit:.4g} in magnitude for "
+                             f"{dtype} values, so that no value overflows")
+        if self.positive and not bool((rounded > 0).all()):
+            raise ValueError(f"{self.name} must be positive in {dtype}, got an element "
+                             f"{float(rounded.min())} after rounding")
+        return rounded
+
+
+LOC = Real("loc", bound=0.5)
+SCALE = Real("scale", positive=True, bound=1 / (2 * STANDARD_BOUND))
+
+
+def float_word(value: float) -> int:
+    """The bits of the float64 ``value``, as a parameter word."""
+    return int(np.float64(value).view(np.uint64))
+
+
+def probability_words(p) -> tuple:
+    """The words of ``bernoulli(p)``: ``(floor(p * 2**64), p == 1)``."""
+    p = checks.real(p, "p")
+    if not 0.0 <= p <= 1.0:  # also rejects NaN
+        raise ValueError(f"p must be in [0, 1], got {p}")
+    certain = p == 1.0
+    return (0 if certain else int(math.ldexp(p, 64))), int(certain), 0
+
+
+# -- the kind record ------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class Kind:
+    """One distribution's rule, defined once.
+
+    Attributes
+    ----------
+    name : str
+        The kind's name, for example ``"normal32"``.
+    width : int
+        Words per element: 1 (a word) or 2 (a 64-bit draw at an even position).
+    value_map : callable or None
+        ``(lo, hi, params, table) -> (value, accepted)`` over :mod:`tandem.core`
+        (None for a kind that maps aligned word pairs: ``pair_map``).
+    oracle : callable
+        The same map transcribed from ``docs/spec.md`` in NumPy
+        (:mod:`tandem.oracle`), on arrays of words (of pairs, for ``pair_map``).
+    retry : callable or None
+        The value of a rejected element (None when no draw is ever rejected).
+    oracle_retry : callable or None
+        The oracle of ``retry``; None means "redraw with ``oracle`` until accepted".
+    purpose : str or None
+        The purpose whose split lanes a rejected element continues on.
+    table : numpy.ndarray or None
+        The uint64 table the map reads (a fill may bring its own: choice).
+    miss_rate : float
+        The exact chance that a draw is rejected (0 for kinds that never reject;
+        for bounded integers it depends on the span).
+    deferred : bool
+        Rare misses: a compiled fill marks them NaN and mends them after the
+        fast path, so that no vector lane or warp waits on one.
+    staged : bool
+        The map gathers from a table: the CPU stages a tile's words before
+        mapping them, so that the bijection vectorises.
+    shared_words : int
+        Words of ``table`` that a GPU fill copies to shared memory first.
+    persistent : bool
+        A GPU fill runs a grid that strides over the work (else one group
+        per thread); measured per kind on the H200 (``docs/performance.md``).
+    waves : int
+        A persistent GPU fill launches this many times the resident blocks.
+    pair_map : callable or None
+        For a one-word kind whose elements come in aligned pairs (Box-Muller):
+        ``(even, odd, params, table) -> (v0, v1, a0, a1)``.
+    """
+
+    name: str
+    width: int
+    value_map: Callable
+    oracle: Callable
+    retry: Optional[Callable] = None
+    oracle_retry: Optional[Callable] = None
+    purpose: Optional[str] = None
+    table: Optional[np.ndarray] = field(default=None, repr=False)
+    miss_rate: float = 0.0
+    deferred: bool = False
+    staged: bool = False
+    shared_words: int = 0
+    persistent: bool = True
+    waves: int = 1
+    pair_map: Optional[Callable] = None
+
+    def __repr__(self):
+        return f"Kind({self.name!r}, width={self.width})"
+
+
+@dataclass(frozen=True)
+class FillRecord:
+    """Everything a backend needs to fill, and nothing more.
+
+    Attributes
+    ----------
+    kind : str
+        The name of a :data:`KINDS` entry.
+    generator : int
+        ``Stream.generator``: 0 Philox4x32-10, 1 Threefry4x32-20.
+    key : tuple of int
+        Four key words (Philox's last two are zero).
+    lane : int
+        The stream's lane.
+    start : int
+        The word of element 0's draw (a multiple of the kind's width).
+    params : tuple of int
+        Three parameter words below ``2**64``.
+    retry_key : tuple of int
+        Four key words of the continuation lanes (zeros when nothing is rejected).
+    table : numpy.ndarray or None
+        The uint64 table the map reads.
+    """
+
+    kind: str
+    generator: int
+    key: tuple
+    lane: int
+    start: int
+    params: tuple = (0, 0, 0)
+    retry_key: tuple = (0, 0, 0, 0)
+    table: Optional[np.ndarray] = field(default=None, compare=False, repr=False)
+
+    @property
+    def width(self) -> int:
+        """Words per element."""
+        return KINDS[self.kind].width
+
+    def at(self, start: int) -> "FillRecord":
+        """The same fill with element 0 at word ``start``."""
+        return FillRecord(self.kind, self.generator, self.key, self.lane, start, self.params,
+                          self.retry_key, self.table)
+
+
+def resolve(stream, kind: Kind, params=(0, 0, 0), table=None) -> FillRecord:
+    """The :class:`FillRecord` of ``kind`` with parameter words ``params`` that
+    starts at ``stream``'s position, rounded up to the kind's width.
+
+    ``stream`` is a :class:`tandem.Stream` (read through its attributes and
+    ``sub``/``split``, so this module does not import it).
+    """
+    key = tuple(stream.key) + (0,) * (4 - len(stream.key))
+    retry_key = (0, 0, 0, 0)
+    if kind.purpose is not None:
+        continuation = stream.sub(kind.purpose).split(0).key
+        retry_key = tuple(continuation) + (0,) * (4 - len(continuation))
+    start = -(-stream.position // kind.width) * kind.width
+    return FillRecord(kind.name, stream.generator, key, stream.lane, start,
+                      tuple(int(p) for p in params), retry_key,
+                      kind.table if table is None else table)
+
+
+# -- value maps ------------------------------------------------------------------
+
+def as_float(bits):
+    """The float64 whose bits are ``bits``."""
+    return np.uint64(bits).view(np.float64)
+
+
+def as_float32(bits):
+    """The float64 whose bits are ``bits``, rounded to float32."""
+    return np.float32(as_float(bits))
+
+
+def map_bits32(lo, hi, params, table):
+    return lo, True
+
+
+def map_bits64(lo, hi, params, table):
+    return join64(lo, hi), True
+
+
+def map_bitsbool(lo, hi, params, table):
+    return (lo >> U64(31)) != _ZERO, True
+
+
+def map_uniform32(lo, hi, params, table):
+    return uniform32(lo, params[0]), True
+
+
+def map_uniform64(lo, hi, params, table):
+    return uniform64(lo, hi, params[0]), True
+
+
+def map_integers32(lo, hi, params, table):
+    offset, accepted = lemire32(lo, params[1], params[2])
+    return params[0] + offset, accepted
+
+
+def map_integers64(lo, hi, params, table):
+    offset, accepted = lemire64(lo, hi, params[1], params[2])
+    return params[0] + offset, accepted
+
+
+def map_bernoulli(lo, hi, params, table):
+    return bernoulli64(lo, hi, params[0], params[1]), True
+
+
+def map_normal64(lo, hi, params, table):
+    z, accepted = normal64_fast_table(lo, hi, table)
+    return fma(z, as_float(params[0]), as_float(params[1])), accepted
+
+
+def pair_normal32(even, odd, params, table):
+    c, s = normal_pair(even, odd)
+    scale, loc = as_float32(params[0]), as_float32(params[1])
+    return fma32(c, scale, loc), fma32(s, scale, loc), True, True
+
+
+def map_normal32_zig(lo, hi, params, table):
+    z, accepted = normal32_fast_table(lo, table)
+    return fma32(z, as_float32(params[0]), as_float32(params[1])), accepted
+
+
+def map_exponential64_zig(lo, hi, params, table):
+    e, accepted = exponential64_fast_table(lo, hi, table)
+    return e * as_float(params[0]), accepted
+
+
+def map_exponential32_zig(lo, hi, params, table):
+    e, accepted = exponential32_fast_table(lo, table)
+    return e * as_float32(params[0]), accepted
+
+
+def map_exponential64(lo, hi, params, table):
+    return exponential64_inv(lo, hi) * as_float(params[0]), True
+
+
+def map_exponential32(lo, hi, params, table):
+    return exponential32_inv(lo) * as_float32(params[0]), True
+
+
+def map_choice(lo, hi, params, table):
+    return alias_index(lo, hi, params[0], table), True
+
+
+# -- retries ----------------------------------------------------------------------
+
+def retry_integers32(generator, c0, c1, c2, c3, g, lo, hi, params, table):
+    return params[0] + integers32_retry(generator, c0, c1, c2, c3, g, params[1], params[2])
+
+
+def retry_integers64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
+    return params[0] + integers64_retry(generator, c0, c1, c2, c3, g, params[1], params[2])
+
+
+def retry_normal64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
+    z = normal64_miss_table(generator, c0, c1, c2, c3, g, lo, hi, table)
+    return fma(z, as_float(params[0]), as_float(params[1]))
+
+
+def never_retried32(generator, c0, c1, c2, c3, g, lo, hi, params, table):
+    return np.float32(0.0)
+
+
+def retry_normal32_zig(generator, c0, c1, c2, c3, g, lo, hi, params, table):
+    z = normal32_miss_table(generator, c0, c1, c2, c3, g, lo, table)
+    return fma32(z, as_float32(params[0]), as_float32(params[1]))
+
+
+def retry_exponential64_zig(generator, c0, c1, c2, c3, g, lo, hi, params, table):
+    return exponential64_miss_table(generator, c0, c1, c2, c3, g, lo, hi, table) * as_float(
+        params[0])
+
+
+def retry_exponential32_zig(generator, c0, c1, c2, c3, g, lo, hi, params, table):
+    return exponential32_miss_table(generator, c0, c1, c2, c3, g, lo, table) * as_float32(
+        params[0])
+
+
+# -- the registry -------------------------------------------------------------------
+
+def _ziggurat(name, purpose, width, value_map, retry, table, tables, shared_words):
+    """A ziggurat's kind: its misses are rare, so they are deferred."""
+    return Kind(name, width, value_map, getattr(oracle, name), retry,
+                getattr(oracle, f"{name}_miss"), purpose, table, tables.MISS_RATE,
+                deferred=True, staged=True, shared_words=shared_words)
+
+
+#: Every kind, by name.  The ``_zig`` kinds are ``method="zig"``.
+KINDS = {kind.name: kind for kind in (
+    Kind("bits32", 1, map_bits32, oracle.bits32, waves=16),
+    Kind("bits64", 2, map_bits64, oracle.bits64, waves=16),
+    Kind("bitsbool", 1, map_bitsbool, oracle.bitsbool),
+    Kind("uniform32", 1, map_uniform32, oracle.uniform32),
+    Kind("uniform64", 2, map_uniform64, oracle.uniform64),
+    # Bounded integers (their retry loop) and choice (its table gathers) ran
+    # faster on the H200 one group a thread.
+    Kind("integers32", 1, map_integers32, oracle.integers32, retry_integers32,
+         purpose="tandem.integers", persistent=False),
+    Kind("integers64", 2, map_integers64, oracle.integers64, retry_integers64,
+         purpose="tandem.integers", persistent=False),
+    Kind("bernoulli", 2, map_bernoulli, oracle.bernoulli),
+    _ziggurat("normal64", "tandem.normal64", 2, map_normal64, retry_normal64, FAST_TABLE,
+              _normal64_tables, 2 * _normal64_tables.LAYERS),
+    Kind("normal32", 1, None, oracle.normal32, never_retried32, pair_map=pair_normal32),
+    _ziggurat("normal32_zig", "tandem.normal32", 1, map_normal32_zig, retry_normal32_zig,
+              NORMAL32_TABLE, ziggurat_normal32, FAST_WORDS32),
+    Kind("exponential64", 2, map_exponential64, oracle.exponential64),
+    Kind("exponential32", 1, map_exponential32, oracle.exponential32),
+    _ziggurat("exponential64_zig", "tandem.exponential64", 2, map_exponential64_zig,
+              retry_exponential64_zig, EXPONENTIAL64_TABLE, ziggurat_exponential64,
+              FAST_WORDS64),
+    _ziggurat("exponential32_zig", "tandem.exponential32", 1, map_exponential32_zig,
+              retry_exponential32_zig, EXPONENTIAL32_TABLE, ziggurat_exponential32,
+              FAST_WORDS32),
+    Kind("choice", 2, map_choice, oracle.choice, staged=True, persistent=False),
+)}
+
+
+def functions():
+    """Every map and retry of the registry (what a compiled backend registers)."""
+    found = {as_float, as_float32}
+    for kind in KINDS.values():
+        found.update(fn for fn in (kind.value_map, kind.retry, kind.pair_map)
+                     if fn is not None)
+    return sorted(found, key=lambda fn: fn.__name__)

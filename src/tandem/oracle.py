@@ -1,0 +1,333 @@
+"""The oracle: the stream contract in plain NumPy, slow and obviously right.
+
+Written apart from ``tandem.core`` on purpose: the bijections here are array
+code transcribed from Random123's ``philox.h`` and ``threefry.h``, and the
+value maps and misses are transcribed from ``docs/spec.md``; only the math
+functions (pinned by their accuracy tests) and the ziggurat tables (pinned
+by their own checks) come from ``tandem.core``.  Each :class:`tandem.kinds.Kind`
+names its oracle here; :mod:`tandem.backends.reference` runs them element by
+element, and the CPU and GPU backends must agree with it bit for bit.
+
+A value map is ``(lo, hi, params, table) -> (values, accepted)`` on arrays of
+words (``hi`` is zero for one-word kinds); a pair map (Box-Muller) is
+``(even, odd, params, table) -> (values of even words, values of odd words)``
+on the words of aligned pairs; a miss is ``(record, d) -> value``
+for the element whose draw ``d`` (an int) was rejected, with ``record`` the
+:class:`tandem.kinds.FillRecord` and ``record.start`` the word of the draw.
+"""
+
+import itertools
+
+import numpy as np
+
+from .core import fmath, fmath32
+from .core import ziggurat_exponential32 as ze32
+from .core import ziggurat_exponential64 as ze64
+from .core import ziggurat_normal32 as zn32
+from .core import ziggurat_tables as zn64
+
+M32 = np.uint64(0xFFFFFFFF)
+_PHILOX_M = (np.uint64(0xD2511F53), np.uint64(0xCD9E8D57))
+_PHILOX_W = (np.uint64(0x9E3779B9), np.uint64(0xBB67AE85))
+_THREEFRY_ROT = ((10, 26), (11, 21), (13, 27), (23, 5), (6, 20), (17, 11), (25, 10), (18, 20))
+_SKEIN_KS_PARITY32 = 0x1BD11BDA
+
+
+def _u64(x):
+    return np.asarray(x, dtype=np.uint64)
+
+
+def philox4x32(counter, key, rounds=10):
+    """Philox4x32-``rounds`` of uint32 arrays: counter (..., 4), key (..., 2) -> (..., 4)."""
+    counter, key = np.broadcast_arrays(_u64(counter)[..., :, None], _u64(key)[..., None, :])
+    c = [counter[..., i, 0] for i in range(4)]
+    k = [key[..., 0, j] for j in range(2)]
+    for r in range(rounds):
+        if r:
+            k = [(k[j] + _PHILOX_W[j]) & M32 for j in range(2)]
+        p0 = _PHILOX_M[0] * c[0]
+        p1 = _PHILOX_M[1] * c[2]
+        c = [(p1 >> np.uint64(32)) ^ c[1] ^ k[0], p1 & M32,
+             (p0 >> np.uint64(32)) ^ c[3] ^ k[1], p0 & M32]
+    return np.stack(c, axis=-1).astype(np.uint32)
+
+
+def threefry4x32(counter, key, rounds=20):
+    """Threefry4x32-``rounds`` of uint32 arrays: counter (..., 4), key (..., 4) -> (..., 4)."""
+    counter, key = np.broadcast_arrays(_u64(counter)[..., :, None], _u64(key)[..., None, :])
+    k = [key[..., 0, j] for j in range(4)]
+    ks = k + [np.uint64(_SKEIN_KS_PARITY32) ^ k[0] ^ k[1] ^ k[2] ^ k[3]]
+    x = [(counter[..., i, 0] + k[i]) & M32 for i in range(4)]
+
+    def rotl(v, s):
+        return ((v << np.uint64(s)) | (v >> np.uint64(32 - s))) & M32
+
+    for r in range(rounds):
+        ra, rb = _THREEFRY_ROT[r % 8]
+        a, b, c, d = (0, 1, 2, 3) if r % 2 == 0 else (0, 3, 2, 1)
+        x[a] = (x[a] + x[b]) & M32
+        x[b] = rotl(x[b], ra) ^ x[a]
+        x[c] = (x[c] + x[d]) & M32
+        x[d] = rotl(x[d], rb) ^ x[c]
+        if r % 4 == 3:
+            s = (r + 1) // 4
+            for i in range(4):
+                x[i] = (x[i] + ks[(s + i) % 5]) & M32
+            x[3] = (x[3] + np.uint64(s)) & M32
+    return np.stack(x, axis=-1).astype(np.uint32)
+
+
+def words(generator, key, lane, positions):
+    """Words at ``positions`` (uint64 array) of ``lane``, as uint64."""
+    positions = _u64(positions)
+    b = positions >> np.uint64(2)
+    lane = np.uint64(lane)
+    counter = np.stack([b & M32, b >> np.uint64(32),
+                        np.full_like(b, lane & M32), np.full_like(b, lane >> np.uint64(32))], -1)
+    if generator == 0:
+        blocks = philox4x32(counter, np.array(key[:2], dtype=np.uint64))
+    else:
+        blocks = threefry4x32(counter, np.array(key, dtype=np.uint64))
+    j = (positions & np.uint64(3)).astype(np.intp)
+    return np.take_along_axis(blocks, j[..., None], -1)[..., 0].astype(np.uint64)
+
+
+# -- value maps ----------------------------------------------------------------
+
+def _all(x):
+    return np.ones(x.shape, dtype=bool)
+
+
+def _joined(lo, hi):
+    """The 64-bit draws of word arrays ``lo`` and ``hi``, as a flat list of ints."""
+    return [int(h) << 32 | int(l) for l, h in zip(lo.ravel().tolist(), hi.ravel().tolist())]
+
+
+def _as_float(bits):
+    return float(np.uint64(bits).view(np.float64))
+
+
+def _as_float32(bits):
+    return np.float32(_as_float(bits))
+
+
+def bits32(lo, hi, p, t):
+    return lo, _all(lo)
+
+
+def bits64(lo, hi, p, t):
+    return lo | (hi << np.uint64(32)), _all(lo)
+
+
+def bitsbool(lo, hi, p, t):
+    return lo >> np.uint64(31) == 1, _all(lo)
+
+
+def uniform32(lo, hi, p, t):
+    return ((lo >> np.uint64(8)) + np.uint64(p[0])).astype(np.float32) * np.float32(2.0**-24), \
+        _all(lo)
+
+
+def uniform64(lo, hi, p, t):
+    d = lo | (hi << np.uint64(32))
+    return ((d >> np.uint64(11)) + np.uint64(p[0])).astype(np.float64) * 2.0**-53, _all(lo)
+
+
+def integers64(lo, hi, params, table):
+    low, span, threshold = (int(p) for p in params)
+    span = span or 2**64
+    d = _joined(lo, hi)
+    values = np.array([(low + (x * span >> 64)) % 2**64 for x in d], dtype=np.uint64)
+    accepted = np.array([(x * span) % 2**64 >= threshold for x in d], dtype=bool)
+    return values.reshape(lo.shape), accepted.reshape(lo.shape)
+
+
+def integers32(lo, hi, params, table):
+    low, span, threshold = (np.uint64(p) for p in params)
+    m = lo * span
+    return low + (m >> np.uint64(32)), (m & M32) >= threshold
+
+
+def bernoulli(lo, hi, p, t):
+    return (np.uint64(p[1]) == 1) | ((lo | (hi << np.uint64(32))) < np.uint64(p[0])), _all(lo)
+
+
+def _elementwise(fn):
+    """A map of one-word or 64-bit draws from ``fn(draw, params, table) -> (value, accepted)``."""
+    def value_map(lo, hi, params, table):
+        pairs = [fn(d, params, table) for d in _joined(lo, hi)]
+        values = np.array([v for v, _ in pairs])
+        accepted = np.array([a for _, a in pairs], dtype=bool)
+        return values.reshape(lo.shape), accepted.reshape(lo.shape)
+
+    value_map.__name__ = value_map.__qualname__ = fn.__name__
+    return value_map
+
+
+def _minus_log(u):
+    return 0.0 - float(fmath.log64(u))
+
+
+def _open_uniform(d):
+    """The ``(0, 1]`` uniform of a 64-bit draw."""
+    return ((d >> 11) + 1) * 2.0**-53
+
+
+@_elementwise
+def exponential64(d, params, table):
+    return _minus_log(_open_uniform(d)) * _as_float(params[0]), True
+
+
+@_elementwise
+def exponential32(w, params, table):
+    minus_log = np.float32(0.0) - fmath32.log_word32(np.uint64(w))
+    return minus_log * _as_float32(params[0]), True
+
+
+@_elementwise
+def choice(d, params, table):
+    n = int(params[0])
+    column, within = divmod(d * n, 2**64)
+    entry = int(table[column])
+    return (column if within >> 32 < entry >> 32 else entry & 0xFFFFFFFF), True
+
+
+# -- the ziggurats ------------------------------------------------------------------
+# Each: (draw -> (layer, negative, m)), the fast value m * W[layer] in the
+# output's precision, and m < K[layer].
+
+def _normal64_fast(d):
+    layer, m = d & 1023, d >> 11
+    x = float(m) * float(zn64.W[layer])
+    return (-x if d >> 10 & 1 else x), m < int(zn64.K[layer])
+
+
+def _normal32_fast(w):
+    layer, m = w & 255, w >> 9
+    x = np.float32(m) * zn32.W[layer]
+    return (-x if w >> 8 & 1 else x), m < int(zn32.K[layer])
+
+
+def _exponential64_fast(d):
+    layer, m = d & 255, d >> 11
+    return float(m) * float(ze64.W[layer]), m < int(ze64.K[layer])
+
+
+def _exponential32_fast(w):
+    layer, m = w & 255, w >> 8
+    return np.float32(m) * ze32.W[layer], m < int(ze32.K[layer])
+
+
+def _scaled_normal(z, params):
+    if isinstance(z, np.float32):
+        return fmath32.fma32(z, _as_float32(params[0]), _as_float32(params[1]))
+    return float(fmath.fma(z, _as_float(params[0]), _as_float(params[1])))
+
+
+def _scaled(e, params):
+    return e * (_as_float32(params[0]) if isinstance(e, np.float32) else _as_float(params[0]))
+
+
+def _ziggurat(name, fast, scaled):
+    """The value map of a ziggurat: its fast path, scaled, or a miss."""
+    def value(d, params, table):
+        x, accepted = fast(d)
+        return scaled(x, params), accepted
+
+    value.__name__ = name
+    return _elementwise(value)
+
+
+normal64 = _ziggurat("normal64", _normal64_fast, _scaled_normal)
+normal32_zig = _ziggurat("normal32_zig", _normal32_fast, _scaled_normal)
+exponential64_zig = _ziggurat("exponential64_zig", _exponential64_fast, _scaled)
+exponential32_zig = _ziggurat("exponential32_zig", _exponential32_fast, _scaled)
+
+
+def normal32(even, odd, params, table):
+    """Box-Muller in f32 on arrays of aligned word pairs: ``(cosine values, sine values)``."""
+    pairs = [_normal32_pair(int(a), int(b), params)
+             for a, b in zip(even.ravel().tolist(), odd.ravel().tolist())]
+    cos = np.array([c for c, _ in pairs], dtype=np.float32).reshape(even.shape)
+    sin = np.array([s for _, s in pairs], dtype=np.float32).reshape(even.shape)
+    return cos, sin
+
+
+def _normal32_pair(even, odd, params):
+    r = fmath32.sqrt32(fmath32.log_word32(np.uint64(even)) * np.float32(-2.0))
+    s, c = fmath32.sincos2pi_word32(np.uint64(odd))
+    scale, loc = _as_float32(params[0]), _as_float32(params[1])
+    return fmath32.fma32(r * c, scale, loc), fmath32.fma32(r * s, scale, loc)
+
+
+def continuation(record, g):
+    """The 64-bit draws 0, 1, ... of lane ``g`` of ``record``'s retry key, as ints."""
+    for start in itertools.count(0, 32):
+        positions = np.arange(start, start + 32, 2, dtype=np.uint64)
+        lo = words(record.generator, record.retry_key, g, positions)
+        hi = words(record.generator, record.retry_key, g, positions + np.uint64(1))
+        yield from _joined(lo, hi)
+
+
+def _normal_miss(tables, fast, layers, sign_bit, shift, wide, draws, d):
+    """A normal ziggurat's miss of the draw ``d`` on the continuation ``draws``."""
+    r, f, w = float(tables.R), tables.F, tables.W
+    while True:
+        layer, negative, m = d % layers, d >> sign_bit & 1, d >> shift
+        if layer == 0:
+            while True:
+                a = _minus_log(_open_uniform(next(draws))) / r
+                b = _minus_log(_open_uniform(next(draws)))
+                if b + b > a * a:
+                    x = r + a if wide else np.float32(r + a)
+                    return -x if negative else x
+        x = float(m) * float(w[layer]) if wide else np.float32(m) * w[layer]
+        v = (next(draws) >> 11) * 2.0**-53
+        y = fmath.fma(v, float(f[layer + 1]) - float(f[layer]), float(f[layer]))
+        if y < fmath.exp64(fmath.fma(float(x), float(x) * -0.5, 0.0)):
+            return -x if negative else x
+        d = next(draws) if wide else next(draws) & 0xFFFFFFFF
+        x, accepted = fast(d)
+        if accepted:
+            return x
+
+
+def _exponential_miss(tables, fast, shift, wide, draws, d):
+    """An exponential ziggurat's miss of the draw ``d`` on the continuation ``draws``."""
+    offset, f, w = 0.0, tables.F, tables.W
+    while True:
+        layer, m = d & 255, d >> shift
+        if layer == 0:
+            offset += float(tables.R)
+        else:
+            x = float(m) * float(w[layer]) if wide else float(np.float32(m) * w[layer])
+            v = (next(draws) >> 11) * 2.0**-53
+            y = fmath.fma(v, float(f[layer + 1]) - float(f[layer]), float(f[layer]))
+            if y < fmath.exp64(0.0 - x):
+                return offset + x if wide else np.float32(offset + x)
+        d = next(draws) if wide else next(draws) & 0xFFFFFFFF
+        x, accepted = fast(d)
+        if accepted:
+            return offset + x if wide else np.float32(offset + float(x))
+
+
+def normal64_miss(record, d):
+    draws = continuation(record, record.start)
+    return _scaled_normal(_normal_miss(zn64, _normal64_fast, 1024, 10, 11, True, draws, d),
+                          record.params)
+
+
+def normal32_zig_miss(record, d):
+    draws = continuation(record, record.start)
+    return _scaled_normal(_normal_miss(zn32, _normal32_fast, 256, 8, 9, False, draws, d),
+                          record.params)
+
+
+def exponential64_zig_miss(record, d):
+    return _scaled(_exponential_miss(ze64, _exponential64_fast, 11, True,
+                                     continuation(record, record.start), d), record.params)
+
+
+def exponential32_zig_miss(record, d):
+    return _scaled(_exponential_miss(ze32, _exponential32_fast, 8, False,
+                                     continuation(record, record.start), d), record.params)

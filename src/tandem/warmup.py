@@ -1,0 +1,71 @@
+"""``tandem compile``: build the CPU kernels of every kind once, into Numba's disk cache.
+
+Kernels compile on first use, per kind, bijection and output dtype, and
+Numba caches them on disk; a process that finds them there starts in well
+under a second.  Run ``tandem compile`` once after installing (or after an
+upgrade, which invalidates the cache) so that no later first call waits.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+#: The fills compiled: (method, arguments, keyword arguments), in their default
+#: and most used dtypes.
+CALLS = [
+    ("bits", (), {"dtype": np.uint32}),
+    ("bits", (), {"dtype": np.uint64}),
+    ("bits", (), {"dtype": np.bool_}),
+    ("random", (), {"dtype": np.float64}),
+    ("random", (), {"dtype": np.float32}),
+    ("integers", (0, 10), {"dtype": np.int64}),
+    ("integers", (0, 2**40), {"dtype": np.int64}),
+    ("integers", (0, 10), {"dtype": np.int32}),
+    ("bernoulli", (0.5,), {}),
+    ("normal", (), {"dtype": np.float64}),
+    ("normal", (), {"dtype": np.float32}),
+    ("normal", (), {"dtype": np.float32, "method": "zig"}),
+    ("exponential", (), {"dtype": np.float64}),
+    ("exponential", (), {"dtype": np.float32}),
+    ("exponential", (), {"dtype": np.float64, "method": "zig"}),
+    ("exponential", (), {"dtype": np.float32, "method": "zig"}),
+    ("choice", "table", {}),
+]
+
+
+def compile_all(progress=True) -> float:
+    """Compile (or load from the cache) the fill and ``*_at`` kernels of every
+    call of :data:`CALLS` for Philox and Threefry; returns the seconds taken.
+
+    Parameters
+    ----------
+    progress : bool or "always"
+        Show a progress bar (on a terminal, or always).
+
+    Returns
+    -------
+    float
+        Wall-clock seconds.
+
+    Examples
+    --------
+    >>> import tandem.warmup
+    >>> seconds = tandem.warmup.compile_all(progress=False)
+    """
+    import tandem
+
+    from . import _progress, distributions
+
+    table = tandem.AliasTable([1.0, 2.0])
+    start = time.perf_counter()
+    streams = (tandem.Philox(0), tandem.Threefry(0))
+    with _progress.bar(len(CALLS) * len(streams), "compiling tandem's kernels", progress) as bar:
+        for name, args, kwargs in CALLS:
+            args = (table,) if args == "table" else args
+            for stream in streams:
+                getattr(distributions, name)(stream, *args, 1, **kwargs)
+                getattr(distributions, f"{name}_at")(stream, [0], *args, **kwargs)
+                bar.update(1)
+    return time.perf_counter() - start
