@@ -1,4 +1,4 @@
-"""The 256-layer ziggurats of contract 0.3: f32 normals, f64 and f32 exponentials.
+"""The 256-layer ziggurats (``method="zig"``): f32 normals, f64 and f32 exponentials.
 
 Each takes one draw per element in the main stream:
 
