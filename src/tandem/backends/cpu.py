@@ -152,17 +152,13 @@ _BLOCK_AT = (philox_block_at, threefry_block_at)  # indexed by Stream.generator
 @functools.lru_cache(maxsize=None)
 def _kernels(name, generator):
     kind = kinds.KINDS[name]
-    if kind.pair_map is not None:
-        value_map, retry = kind.pair_map, kind.retry
-    else:
-        value_map, retry = kind.value_map, kind.retry or maps.no_retry(kind.value_map)
-        if kind.deferred:
-            value_map = core.jitable_cpu(_nan_marked(value_map, kind.table), inline=True)
-        if kind.width == 1:
-            value_map = maps.pairwise(value_map)
-    for fn in (value_map, retry):
-        if fn not in (kind.value_map, kind.retry, kind.pair_map):
-            core.jitable_cpu(fn, inline=True)
+
+    def marked(value_map):
+        return core.jitable_cpu(_nan_marked(value_map, kind.table), inline=True)
+
+    value_map, retry = maps.kernel_functions(kind, marked if kind.deferred else None)
+    for fn in maps.made_here(kind, value_map, retry):
+        core.jitable_cpu(fn, inline=True)
     kernels = _make_kernels(kind.width, value_map, retry, _BLOCK_AT[generator],
                             nan_marks=kind.deferred, staged=kind.staged)
     return tuple(parallel.guarded(k) for k in kernels)

@@ -477,9 +477,8 @@ _BLOCK_AT = (addressing.philox_block_at, addressing.threefry_block_at)  # by Str
 def _kernels(name, generator, dtype, persistent):
     kind = kinds.KINDS[name]
     value_map, retry = maps.kernel_functions(kind)
-    for fn in (value_map, retry):
-        if fn not in (kind.value_map, kind.retry, kind.pair_map):
-            _jitable(fn)
+    for fn in maps.made_here(kind, value_map, retry):
+        _jitable(fn)
     return _make_kernels(kind.width, value_map, retry, _BLOCK_AT[generator], generator,
                          np.dtype(dtype), kind.deferred, kind.shared_words, persistent)
 

@@ -80,10 +80,23 @@ def element(draw, retry):
     return named(f"element_{draw.__name__}", element)
 
 
-def kernel_functions(kind):
+def kernel_functions(kind, mark=None):
     """``(pair or value map, retry)`` of ``kind`` as the kernels call them: a
-    pair map for one-word kinds, and a typed stand-in for kinds that never retry."""
+    pair map for one-word kinds, and a typed stand-in for kinds that never retry.
+
+    ``mark``, if given, wraps the kind's value map before it is paired (the
+    CPU's NaN marks of deferred misses).
+    """
     if kind.pair_map is not None:
         return kind.pair_map, kind.retry
-    value_map = pairwise(kind.value_map) if kind.width == 1 else kind.value_map
+    value_map = kind.value_map if mark is None else mark(kind.value_map)
+    if kind.width == 1:
+        value_map = pairwise(value_map)
     return value_map, kind.retry or no_retry(kind.value_map)
+
+
+def made_here(kind, *functions):
+    """Those of ``functions`` that a factory here made, not ``kind``'s own
+    (which every backend registers with Numba once, at import)."""
+    own = (kind.value_map, kind.retry, kind.pair_map)
+    return [fn for fn in functions if fn not in own]
