@@ -3,8 +3,8 @@
     python benchmarks/cpu.py [--log2n 24] [--repeats 5]
 
 Prints a table of rates (M elements/s, best of ``repeats``) and ratios to the
-fastest NumPy bit generator, for one thread and for all cores; then start-up
-times and the memory a fill allocates.  NumPy's generators are
+fastest NumPy bit generator, for one thread and for all cores; then the time
+per call of small fills; then start-up times and the memory a fill allocates.  NumPy's generators are
 single-threaded, so "all cores" runs one NumPy generator per core on its own
 slice, in threads (NumPy releases the GIL while it fills).
 """
@@ -105,6 +105,48 @@ def choice(n, repeats):
     return build, ours, theirs
 
 
+SMALL_SIZES = (10, 100, 1000)
+SMALL_KINDS = ("uniform f64", "normal f64", "normal f32", "exponential f64")
+
+
+def small_fills(repeats):
+    """µs per call of fills below ``tandem.backends.cpu.LEAN_BELOW``: the lean
+    kernels (the default there), the vectorised ones, and NumPy's PCG64, alternated."""
+    from unittest import mock
+
+    from tandem.backends import cpu
+
+    stream = tandem.Philox(20261129)
+    generator = np.random.Generator(np.random.PCG64(1))
+    rows = []
+    for kind in SMALL_KINDS:
+        dtype, ours, theirs = KINDS[kind]
+        for n in SMALL_SIZES:
+            out = np.empty(n, dtype)
+            with mock.patch.object(cpu, "LEAN_BELOW", 0):
+                ours(stream, out, 1)  # compile the vectorised kernel first
+            times = {"lean": [], "vectorised": [], "numpy": []}
+            for _ in range(repeats):
+                for who in times:
+                    if who == "numpy":
+                        seconds = _per_call(lambda: theirs(generator, out))
+                    else:
+                        with mock.patch.object(cpu, "LEAN_BELOW",
+                                               2**63 if who == "lean" else 0):
+                            seconds = _per_call(lambda: ours(stream, out, None))
+                    times[who].append(seconds * 1e6)
+            rows.append((kind, n, *(float(np.median(t)) for t in times.values())))
+    return rows
+
+
+def _per_call(run, calls=200):
+    run()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        run()
+    return (time.perf_counter() - t0) / calls
+
+
 @numba.njit(parallel=True)
 def _store_ones(out):
     for i in numba.prange(out.size):
@@ -188,7 +230,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--kinds", nargs="*", default=list(KINDS), choices=list(KINDS),
                         metavar="KIND", help="which rows (default: all)")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["choice", "startup"],
+    parser.add_argument("--skip", nargs="*", default=[],
+                        choices=["choice", "small", "startup"],
                         help="sections to leave out")
     args = parser.parse_args()
     n = 1 << args.log2n
@@ -220,6 +263,13 @@ def main():
             print(f"| tandem AliasTable | {threads} | {ns:.2f} | {theirs['PCG64']:.1f} | "
                   f"{theirs['Philox']:.1f} | {theirs['SFC64']:.1f} | {best / ns:.0f} |")
         print(f"\nBuilding the AliasTable of 2**16 weights took {build * 1e3:.1f} ms.")
+    if "small" not in args.skip:
+        print("\n| small fill | n | tandem lean µs | tandem vectorised µs | NumPy PCG64 µs | "
+              "lean / vectorised | lean / NumPy |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        for kind, n, lean, vectorised, numpy in small_fills(args.repeats):
+            print(f"| {kind} | {n} | {lean:.1f} | {vectorised:.1f} | {numpy:.1f} | "
+                  f"{lean / vectorised:.2f} | {lean / numpy:.2f} |")
     if "startup" in args.skip:
         return
     times = startup()

@@ -27,21 +27,26 @@ def test_import_is_light():
 
 def test_compile_fills_every_kind_with_both_bijections(monkeypatch):
     """``tandem compile`` reaches every kind of the registry, with Philox and
-    Threefry, by fill and by ``*_at`` (through a backend that records the
+    Threefry, by fill and by ``*_at``, lean and vectorised (through a backend that records the
     fills instead of compiling them: CI compiles them in the other tests)."""
     import types
 
     from tandem import distributions, kinds, warmup
 
+    from tandem.backends.cpu import LEAN_BELOW
+
     seen = set()
+
+    def saw(how, record, out):
+        seen.add((how, record.kind, record.generator, out.size < LEAN_BELOW))
+
     recorder = types.SimpleNamespace(
-        fill=lambda record, out, threads: seen.add(("fill", record.kind, record.generator)),
-        addressed=lambda record, index, out, threads: seen.add(
-            ("at", record.kind, record.generator)))
+        fill=lambda record, out, threads: saw("fill", record, out),
+        addressed=lambda record, index, out, threads: saw("at", record, out))
     monkeypatch.setattr(distributions, "_backend", lambda name: recorder)
     warmup.compile_all(progress=False)
-    assert seen == {(how, name, g) for how in ("fill", "at") for name in kinds.KINDS
-                    for g in (0, 1)}
+    assert seen == {(how, name, g, lean) for how in ("fill", "at") for name in kinds.KINDS
+                    for g in (0, 1) for lean in (True, False)}
 
 
 def test_compile_command_reports_its_time(monkeypatch):

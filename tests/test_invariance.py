@@ -1,5 +1,7 @@
 """The stream contract as properties: cuts, threads, addressing, backends."""
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -7,6 +9,7 @@ from hypothesis import strategies as st
 
 import tandem
 from tandem import distributions as D
+from tandem.backends import cpu
 
 # (name, positional args, keyword args) of every fill of the CPU backend.
 FILLS = [
@@ -40,6 +43,13 @@ THREEFRY_TOO = {"bits-0-uint32", "random-4-float64", "integers-7-int32", "normal
 
 positions = st.integers(0, 40) | st.integers(2**64 - 2000, 2**64 - 1300)
 sizes = st.integers(0, 300)
+# The CPU backend's small fills take its lean kernels; either kind may run any size.
+kernels = st.sampled_from(["lean", "vectorised"])
+
+
+def cpu_kernels(which):
+    """Make the CPU backend use its ``which`` kernels for every size."""
+    return mock.patch.object(cpu, "LEAN_BELOW", 2**63 if which == "lean" else 0)
 
 
 def fill(name, args, kwargs, stream, n, **extra):
@@ -56,27 +66,32 @@ CASES = [pytest.param(kind, *fill, id=f"{kind.__name__}-{i}")
 
 
 @pytest.mark.parametrize("kind,name,args,kwargs", CASES)
-@given(position=positions, n=sizes, cut=st.integers(0, 300), seed=st.integers(0, 2**64 - 1))
-def test_cut_anywhere_equals_whole(kind, name, args, kwargs, position, n, cut, seed):
+@given(position=positions, n=sizes, cut=st.integers(0, 300), seed=st.integers(0, 2**64 - 1),
+       whole_by=kernels, parts_by=kernels)
+def test_cut_anywhere_equals_whole(kind, name, args, kwargs, position, n, cut, seed, whole_by,
+                                   parts_by):
     stream = kind(seed).at(position)
     cut = min(cut, n)
-    whole, end = fill(name, args, kwargs, stream, n)
-    first, mid = fill(name, args, kwargs, stream, cut)
-    second, end2 = fill(name, args, kwargs, mid, n - cut)
+    with cpu_kernels(whole_by):
+        whole, end = fill(name, args, kwargs, stream, n)
+    with cpu_kernels(parts_by):
+        first, mid = fill(name, args, kwargs, stream, cut)
+        second, end2 = fill(name, args, kwargs, mid, n - cut)
     np.testing.assert_array_equal(np.concatenate([first, second]), whole)
     assert end == end2
 
 
 @pytest.mark.parametrize("kind,name,args,kwargs", CASES)
-@given(position=positions, n=sizes, seed=st.integers(0, 2**64 - 1))
-def test_reference_equals_numba_and_addressed(kind, name, args, kwargs, position, n, seed):
+@given(position=positions, n=sizes, seed=st.integers(0, 2**64 - 1), by=kernels)
+def test_reference_equals_numba_and_addressed(kind, name, args, kwargs, position, n, seed, by):
     stream = kind(seed, lane=seed % 977).at(position)
-    ours, end = fill(name, args, kwargs, stream, n)
-    oracle, end_ref = fill(name, args, kwargs, stream, n, backend="reference")
-    np.testing.assert_array_equal(ours, oracle)
-    assert ours.dtype == oracle.dtype and end == end_ref
-    index = np.arange(n)[::-1]
-    np.testing.assert_array_equal(addressed(name, args, kwargs, stream, index), ours[::-1])
+    with cpu_kernels(by):
+        ours, end = fill(name, args, kwargs, stream, n)
+        oracle, end_ref = fill(name, args, kwargs, stream, n, backend="reference")
+        np.testing.assert_array_equal(ours, oracle)
+        assert ours.dtype == oracle.dtype and end == end_ref
+        index = np.arange(n)[::-1]
+        np.testing.assert_array_equal(addressed(name, args, kwargs, stream, index), ours[::-1])
 
 
 @pytest.mark.parametrize("name,args,kwargs", FILLS, ids=IDS)

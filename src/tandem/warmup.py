@@ -34,6 +34,9 @@ CALLS = [
     ("choice", "table", {}),
 ]
 
+#: The sizes of each call: either side of ``tandem.backends.cpu.LEAN_BELOW``.
+SIZES = (1, 1 << 10)
+
 
 def compile_all(progress=True) -> float:
     """Compile (or load from the cache) the fill and ``*_at`` kernels of every
@@ -65,7 +68,9 @@ def compile_all(progress=True) -> float:
         for name, args, kwargs in CALLS:
             args = (table,) if args == "table" else args
             for stream in streams:
-                getattr(distributions, name)(stream, *args, 1, **kwargs)
-                getattr(distributions, f"{name}_at")(stream, [0], *args, **kwargs)
+                for n in SIZES:  # the lean kernels and the vectorised ones
+                    getattr(distributions, name)(stream, *args, n, **kwargs)
+                    getattr(distributions, f"{name}_at")(stream, np.arange(n), *args,
+                                                         **kwargs)
                 bar.update(1)
     return time.perf_counter() - start

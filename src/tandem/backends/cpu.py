@@ -14,12 +14,14 @@ Kernels compile on first use and are cached on disk by Numba.
 
 import contextlib
 import functools
+from typing import Callable, NamedTuple
 
 import numba
 import numpy as np
 from numba import njit, prange
 
 from .. import core, kinds, parallel
+from ..core import addressing
 from ..core.addressing import philox_block_at, threefry_block_at
 from ..core.bijections import philox4x32_rounds, threefry4x32_rounds
 from . import maps
@@ -52,7 +54,7 @@ for _fn in kinds.functions():
     core.jitable_cpu(_fn, inline=True)
 
 
-def _make_kernels(width, value_map, retry, block_at, nan_marks, staged):
+def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_block, lean_draw):
     """The fill and addressed kernels of one kind for one generator.
 
     ``value_map`` is a pair map when ``width`` is 1 (so that a map may use
@@ -62,7 +64,10 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged):
     for a rejected draw, and mending a tile recomputes only those elements.
     With ``staged`` a tile's blocks are written to a small buffer before the
     map reads them: LLVM then vectorises the bijection, which it leaves
-    scalar in a loop that also gathers from the map's tables.
+    scalar in a loop that also gathers from the map's tables.  The lean
+    kernels take their blocks from ``lean_block`` (``(generator, k0..k3,
+    lane, b) -> words``) and map them by ``lean_draw``
+    (:func:`tandem.backends.maps.block_draw`).
     """
     per_block = 4 // width
 
@@ -143,10 +148,58 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged):
             w = start + U64(width) * index[i]
             out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
 
-    return fill, addressed
+    # The lean kernels call their block function and map (no inlining at
+    # Numba's level, which re-types the caller each time), and reuse a block
+    # for the elements it holds.
+    @njit(cache=True)
+    def lean_fill(out, generator, k0, k1, k2, k3, lane, start, params, table, r0, r1, r2, r3):
+        x0 = x1 = x2 = x3 = _ZERO
+        for i in range(out.size):
+            w = start + U64(width * i)
+            j = w & U64(3)
+            if i == 0 or j == _ZERO:
+                x0, x1, x2, x3 = lean_block(generator, k0, k1, k2, k3, lane, w >> U64(2))
+            value, accepted, lo, hi = lean_draw(x0, x1, x2, x3, j, params, table)
+            if retry is not None and not accepted:
+                value = retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
+            out[i] = value
 
+    @njit(cache=True)
+    def lean_addressed(out, index, generator, k0, k1, k2, k3, lane, start, params, table,
+                       r0, r1, r2, r3):
+        for i in range(index.size):
+            w = start + U64(width) * index[i]
+            x0, x1, x2, x3 = lean_block(generator, k0, k1, k2, k3, lane, w >> U64(2))
+            value, accepted, lo, hi = lean_draw(x0, x1, x2, x3, w & U64(3), params, table)
+            if retry is not None and not accepted:
+                value = retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
+            out[i] = value
+
+    return Kernels(parallel.guarded(fill), parallel.guarded(addressed), lean_fill,
+                   lean_addressed)
+
+
+class Kernels(NamedTuple):
+    """The compiled functions of one kind and generator (each compiles on first call).
+
+    ``fill`` and ``addressed`` vectorise and run on every thread;
+    ``lean_fill`` and ``lean_addressed`` loop over the element function alone,
+    which compiles in a fraction of the time (the values are the same).
+    """
+
+    fill: Callable
+    addressed: Callable
+    lean_fill: Callable
+    lean_addressed: Callable
+
+
+# Fills of fewer elements take the lean kernels: their first call compiles in
+# a few seconds, where the vectorised kernels' takes up to half a minute, and
+# at this size both run in tens of microseconds (docs/performance.md).
+LEAN_BELOW = 1 << 10
 
 _BLOCK_AT = (philox_block_at, threefry_block_at)  # indexed by Stream.generator
+_WITH_GENERATOR = tuple(core.jitable_cpu(maps.with_generator(b)) for b in _BLOCK_AT)
 
 
 @functools.lru_cache(maxsize=None)
@@ -159,9 +212,14 @@ def _kernels(name, generator):
     value_map, retry = maps.kernel_functions(kind, marked if kind.deferred else None)
     for fn in maps.made_here(kind, value_map, retry):
         core.jitable_cpu(fn, inline=True)
-    kernels = _make_kernels(kind.width, value_map, retry, _BLOCK_AT[generator],
-                            nan_marks=kind.deferred, staged=kind.staged)
-    return tuple(parallel.guarded(k) for k in kernels)
+    retry = kind.retry and retry
+    # The retry of a kind that continues on a purpose's lanes calls the
+    # generic block_at anyway; any other kind compiles faster with its own.
+    lean_block = (addressing.block_at if kind.purpose is not None
+                  else _WITH_GENERATOR[generator])
+    return _make_kernels(kind.width, value_map, retry, _BLOCK_AT[generator],
+                         nan_marks=kind.deferred, staged=kind.staged, lean_block=lean_block,
+                         lean_draw=core.jitable_cpu(maps.block_draw(kind)))
 
 
 @contextlib.contextmanager
@@ -197,18 +255,24 @@ def _serial_below(n, threads, size):
 
 def fill(record, out, threads=None):
     """Write ``out.size`` elements of ``record``'s fill into flat ``out``."""
-    kernel = _kernels(record.kind, record.generator)[0]
+    kernels = _kernels(record.kind, record.generator)
+    if out.size < LEAN_BELOW:
+        kernels.lean_fill(out, *_args(record))
+        return
     # Fewer than two chunks of blocks run as one prange iteration anyway.
     threads = _serial_below(2 * _CHUNK_BLOCKS * 4 // record.width, threads, out.size)
     with _threads(threads):
-        kernel(out, *_args(record))
+        kernels.fill(out, *_args(record))
 
 
 def addressed(record, index, out, threads=None):
     """Write element ``index[i]`` of ``record``'s fill into ``out[i]``."""
-    kernel = _kernels(record.kind, record.generator)[1]
+    kernels = _kernels(record.kind, record.generator)
+    if out.size < LEAN_BELOW:
+        kernels.lean_addressed(out, index, *_args(record))
+        return
     with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
-        kernel(out, index, *_args(record))
+        kernels.addressed(out, index, *_args(record))
 
 
 @njit(parallel=True, cache=True)

@@ -304,8 +304,8 @@ for _fn in (_segment, _list_miss, _flush_misses, _drain_misses):
     _jitable(_fn)
 
 
-def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
-                  shared_words, persistent):
+def _make_kernels(width, functions, block_at, generator, dtype, deferred, shared_words,
+                  persistent):
     """The fill, mend and addressed kernels of one kind, generator and output dtype.
 
     A ``deferred`` fill lists its misses in shared memory (``SHARED_MISSES``
@@ -317,10 +317,9 @@ def _make_kernels(width, value_map, retry, block_at, generator, dtype, deferred,
     per_block = 4 // width
     capacity = SHARED_MISSES if deferred else 0
     local_size = 1 + max(capacity, 1)  # [base, entries]: see _flush_misses
+    value_map, retry, draw, element = functions
     resolve = _jitable(_resolver(width, retry, deferred, dtype))
     block_values = _jitable(_block_values(width, value_map, resolve))
-    draw = _jitable(maps.element_draw(width, value_map, block_at))
-    element = _jitable(maps.element(draw, retry))
     shared_type = numba.from_dtype(dtype)
 
     def direct_group(out, g, first, k0, k1, k2, k3, lane, params, table, r0, r1, r2, r3,
@@ -474,13 +473,50 @@ _BLOCK_AT = (addressing.philox_block_at, addressing.threefry_block_at)  # by Str
 
 
 @functools.lru_cache(maxsize=None)
-def _kernels(name, generator, dtype, persistent):
+def _functions(name, generator):
+    """``(pair or value map, retry, draw, element)`` of the kind ``name``, registered
+    for numba-cuda (made once, so that no two closures share a symbol)."""
     kind = kinds.KINDS[name]
     value_map, retry = maps.kernel_functions(kind)
     for fn in maps.made_here(kind, value_map, retry):
         _jitable(fn)
-    return _make_kernels(kind.width, value_map, retry, _BLOCK_AT[generator], generator,
-                         np.dtype(dtype), kind.deferred, kind.shared_words, persistent)
+    draw = _jitable(maps.element_draw(kind.width, value_map, _BLOCK_AT[generator]))
+    return value_map, retry, draw, _jitable(maps.element(draw, retry))
+
+
+def element_function(name, generator):
+    """The device function that computes one element of the kind ``name`` alone.
+
+    Parameters
+    ----------
+    name : str
+        A kind of :data:`tandem.kinds.KINDS`, for example ``"normal64"``.
+    generator : int
+        ``Stream.generator``: 0 Philox4x32-10, 1 Threefry4x32-20.
+
+    Returns
+    -------
+    callable
+        ``element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)``,
+        callable from ``numba.cuda.jit`` code: the element whose draw starts at
+        word ``w`` of (key, lane), with the three parameter words ``params`` and
+        the retry key ``r0..r3`` of a :class:`tandem.kinds.FillRecord`.  It is the
+        function this backend's addressed and mend kernels call, so its values
+        are the fills' bit for bit.
+
+    Examples
+    --------
+    >>> normal = element_function("normal64", 0)  # doctest: +SKIP
+    """
+    return _functions(name, generator)[3]
+
+
+@functools.lru_cache(maxsize=None)
+def _kernels(name, generator, dtype, persistent):
+    kind = kinds.KINDS[name]
+    return _make_kernels(kind.width, _functions(name, generator), _BLOCK_AT[generator],
+                         generator, np.dtype(dtype), kind.deferred, kind.shared_words,
+                         persistent)
 
 
 # -- launches ---------------------------------------------------------------------

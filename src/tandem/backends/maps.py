@@ -70,14 +70,51 @@ def element_draw(width, value_map, block_at):
 def element(draw, retry):
     """The function ``(generator, k0..k3, lane, w, params, table, r0..r3) -> value``
     that computes the element whose draw starts at word ``w``, alone, from an
-    :func:`element_draw` function and the kind's retry."""
+    :func:`element_draw` function and the kind's retry (None for a kind that
+    never rejects a draw)."""
     def element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3):
         value, accepted, lo, hi = draw(generator, k0, k1, k2, k3, lane, w, params, table)
-        if not accepted:
+        if retry is not None and not accepted:
             value = retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
         return value
 
     return named(f"element_{draw.__name__}", element)
+
+
+def with_generator(block_at):
+    """``block_at`` with the leading ``generator`` argument of
+    :func:`tandem.core.addressing.block_at` (which it ignores)."""
+    def block(generator, k0, k1, k2, k3, lane, b):
+        return block_at(k0, k1, k2, k3, lane, b)
+
+    return named(f"with_generator_{block_at.__name__}", block)
+
+
+def block_draw(kind):
+    """The function ``(x0, x1, x2, x3, j, params, table) -> (value, accepted, lo, hi)``
+    that maps the element whose draw starts at word ``j`` of a block: a one-word
+    kind maps its own word alone, as a compiled-fast kernel wants."""
+    pair_map, value_map = kind.pair_map, kind.value_map
+
+    if pair_map is not None:
+        def draw(x0, x1, x2, x3, j, params, table):
+            lo, hi = (x2, x3) if j & U64(2) else (x0, x1)
+            v0, v1, a0, a1 = pair_map(lo, hi, params, table)
+            if j & U64(1):
+                return v1, a1, hi, _ZERO
+            return v0, a0, lo, _ZERO
+    elif kind.width == 1:
+        def draw(x0, x1, x2, x3, j, params, table):
+            word = x3 if j == U64(3) else x2 if j == U64(2) else x1 if j == U64(1) else x0
+            value, accepted = value_map(word, _ZERO, params, table)
+            return value, accepted, word, _ZERO
+    else:
+        def draw(x0, x1, x2, x3, j, params, table):
+            lo, hi = (x2, x3) if j & U64(2) else (x0, x1)
+            value, accepted = value_map(lo, hi, params, table)
+            return value, accepted, lo, hi
+
+    return named(f"block_draw_{kind.name}", draw)
 
 
 def kernel_functions(kind, mark=None):

@@ -34,9 +34,9 @@ from typing import Callable, NamedTuple
 import numpy as np
 from numba import cuda
 
-from .. import arrays, core
-from ..core.normal import FAST_TABLE
-from ..kinds import KINDS
+U64 = np.uint64
+
+from .. import arrays, core, distributions
 from ..stream import purpose_word
 from .filter import FilterStreams, _count, _observations
 from .models import LinearGaussian
@@ -97,15 +97,24 @@ class BatchResult:
 SCHEMES = ("multinomial", "systematic")
 
 
+# The kinds and parameter words of the standard f64 normal and the [0, 1)
+# uniform, as tandem.normal_at and tandem.random_at resolve them.
+NORMAL = distributions._normal(0.0, 1.0, np.float64, None)
+UNIFORM = distributions._random(np.float64, "[0,1)")
+
+
 @functools.lru_cache(maxsize=None)
-def _kernel(initial, transition, log_density, systematic, n_particles):
-    cc = core.for_cuda()
-    normal_at, uniform_at, continuation = cc.normal64_at, cc.uniform64_at, cc.retry_key
+def _kernel(initial, transition, log_density, systematic, n_particles, generator):
+    from ..backends import cuda as cuda_backend
+
+    normal = cuda_backend.element_function(NORMAL[0].name, generator)
+    uniform = cuda_backend.element_function(UNIFORM[0].name, generator)
+    normal_params, uniform_params = (tuple(U64(p) for p in spec[1]) for spec in (NORMAL, UNIFORM))
+    continuation = core.for_cuda().retry_key
     jitable = _jitable()
     if jitable is not _simulated:
         _lower_shuffles()
     initial, transition, log_density = map(jitable, (initial, transition, log_density))
-    U64 = np.uint64
     n = n_particles
 
     width = min(n, WARP)  # lanes of a warp that carry particles
@@ -113,10 +122,10 @@ def _kernel(initial, transition, log_density, systematic, n_particles):
     mask = np.uint32((1 << width) - 1)
 
     @_cuda_kernel(launch_bounds=n)
-    def run(y, generator, keys, purpose, table, params, means, variances, ess, log_likelihood):
+    def run(y, keys, purpose, table, params, means, variances, ess, log_likelihood):
         # keys: the split keys of the initial, propagation and resampling
         # streams (one key for every lane); purpose: (word, domain) of the
-        # normal64 continuation purpose.
+        # normal's continuation purpose; table: the normal's.
         f = cuda.blockIdx.x
         p = cuda.threadIdx.x
         lane, warp = p % width, p // width
@@ -133,16 +142,16 @@ def _kernel(initial, transition, log_density, systematic, n_particles):
                                           purpose[1])
         cq0, cq1, cq2, cq3 = continuation(generator, q0, q1, q2, q3, stream_lane, purpose[0],
                                           purpose[1])
-        x = initial(normal_at(generator, i0, i1, i2, i3, ci0, ci1, ci2, ci3, stream_lane, U64(p),
-                              table), params)
+        x = initial(normal(generator, i0, i1, i2, i3, stream_lane, U64(2 * p), normal_params,
+                           table, ci0, ci1, ci2, ci3), params)
         total_log = 0.0
         # Three barriers a step: the next step's first writes to shared
         # memory come after its first barrier, which every thread reaches
         # only when done reading this step's.
         for t in range(y.shape[0]):
             if t > 0:
-                z = normal_at(generator, q0, q1, q2, q3, cq0, cq1, cq2, cq3, stream_lane,
-                              U64((t - 1) * n + p), table)
+                z = normal(generator, q0, q1, q2, q3, stream_lane, U64(2 * ((t - 1) * n + p)),
+                           normal_params, table, cq0, cq1, cq2, cq3)
                 x = transition(x, z, params)
             lw = log_density(x, y[t, f], params)
             top = lw
@@ -198,10 +207,11 @@ def _kernel(initial, transition, log_density, systematic, n_particles):
                 ess[t, f] = total * total / ww
             total_log += top + math.log(total / n)
             if t < y.shape[0] - 1:
+                draw = U64(2 * t) if systematic else U64(2 * (t * n + p))
+                u = uniform(generator, r0, r1, r2, r3, stream_lane, draw, uniform_params, table,
+                            r0, r1, r2, r3)
                 if systematic:
-                    u = (p + uniform_at(generator, r0, r1, r2, r3, stream_lane, U64(t))) / n
-                else:
-                    u = uniform_at(generator, r0, r1, r2, r3, stream_lane, U64(t * n + p))
+                    u = (p + u) / n
                 target = u * total
                 lo, hi = 0, n - 1  # the first index whose cumulative weight exceeds target
                 while lo < hi:
@@ -324,15 +334,14 @@ def batch_filters(root, model, observations, n_particles, *, resampling="systema
     if y.ndim != 2:
         raise ValueError(f"observations must have shape (T, F), got {y.shape}")
     steps, filters = y.shape
-    generator = streams.initial.generator
-    run = _kernel(*model[:3], resampling == "systematic", n)
+    run = _kernel(*model[:3], resampling == "systematic", n, streams.initial.generator)
     means, variances, ess = (np.zeros((steps, filters)) for _ in range(3))
     log_likelihood = np.zeros(filters)
     outputs = [cuda.to_device(a) for a in (means, variances, ess, log_likelihood)]
-    run[filters, n](cuda.to_device(np.ascontiguousarray(y)), generator,
-                    cuda.to_device(_split_keys(streams)),
-                    cuda.to_device(np.array(purpose_word(KINDS["normal64"].purpose), dtype=np.uint64)),
-                    cuda.to_device(np.asarray(FAST_TABLE)),
+    normal = NORMAL[0]
+    run[filters, n](cuda.to_device(np.ascontiguousarray(y)), cuda.to_device(_split_keys(streams)),
+                    cuda.to_device(np.array(purpose_word(normal.purpose), dtype=np.uint64)),
+                    cuda.to_device(np.asarray(normal.table)),
                     cuda.to_device(np.array(model.params, dtype=np.float64)), *outputs)
     means, variances, ess, log_likelihood = (o.copy_to_host() for o in outputs)
     return BatchResult(means, variances, ess, log_likelihood)
