@@ -26,7 +26,7 @@ from .distributions import (
 from .generator import Generator
 from .stream import Philox, Stream, Threefry, purpose_word
 
-__version__ = "0.3.0.dev0"
+__version__ = "0.3.0"
 
 __all__ = [
     "AliasTable",
