@@ -4,9 +4,10 @@
 
 Prints a table of rates (M elements/s, best of ``repeats``) and ratios to the
 fastest NumPy bit generator, for one thread and for all cores; then the time
-per call of small fills; then start-up times and the memory a fill allocates.  NumPy's generators are
-single-threaded, so "all cores" runs one NumPy generator per core on its own
-slice, in threads (NumPy releases the GIL while it fills).
+per call of small fills; then start-up times and the memory a fill
+allocates.  NumPy's generators are single-threaded, so "all cores" runs one
+NumPy generator per core on its own slice, in threads (NumPy releases the
+GIL while it fills).
 """
 
 import argparse

@@ -183,8 +183,9 @@ class Kernels(NamedTuple):
     """The compiled functions of one kind and generator (each compiles on first call).
 
     ``fill`` and ``addressed`` vectorise and run on every thread;
-    ``lean_fill`` and ``lean_addressed`` loop over the element function alone,
-    which compiles in a fraction of the time (the values are the same).
+    ``lean_fill`` and ``lean_addressed`` are serial loops that call their block
+    function and map, which compile in a fraction of the time (the values are
+    the same).
     """
 
     fill: Callable

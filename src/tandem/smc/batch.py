@@ -34,12 +34,12 @@ from typing import Callable, NamedTuple
 import numpy as np
 from numba import cuda
 
-U64 = np.uint64
-
 from .. import arrays, core, distributions
 from ..stream import purpose_word
 from .filter import FilterStreams, _count, _observations
 from .models import LinearGaussian
+
+U64 = np.uint64
 
 
 class BatchModel(NamedTuple):
@@ -109,7 +109,8 @@ def _kernel(initial, transition, log_density, systematic, n_particles, generator
 
     normal = cuda_backend.element_function(NORMAL[0].name, generator)
     uniform = cuda_backend.element_function(UNIFORM[0].name, generator)
-    normal_params, uniform_params = (tuple(U64(p) for p in spec[1]) for spec in (NORMAL, UNIFORM))
+    normal_params, uniform_params = (tuple(U64(p) for p in spec[1])
+                                     for spec in (NORMAL, UNIFORM))
     continuation = core.for_cuda().retry_key
     jitable = _jitable()
     if jitable is not _simulated:
