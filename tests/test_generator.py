@@ -48,3 +48,37 @@ def test_generator_bad_input():
         g.bytes(-1)
     with pytest.raises(ValueError, match="low"):
         g.integers(3, 3)
+
+
+def test_threads_sharing_a_generator_get_distinct_draws():
+    """Two threads, 20 draws each from one Generator: together they take the
+    40 draws of one thread in some order, and the stream ends where 40 end."""
+    import threading
+
+    n = 20_000  # large enough for the two threads' fills to overlap in time
+    shared = tandem.Generator(tandem.Philox(11))
+    got = []
+
+    def draw():
+        for _ in range(20):
+            got.append(shared.random(n))
+
+    threads = [threading.Thread(target=draw) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    alone = tandem.Generator(tandem.Philox(11))
+    expected = [alone.random(n) for _ in range(40)]
+    assert sorted(a.tobytes() for a in got) == sorted(a.tobytes() for a in expected)
+    assert shared.stream == alone.stream
+
+
+def test_generator_pickles_with_its_position():
+    import pickle
+
+    g = tandem.Generator(tandem.Philox(3))
+    g.random(5)
+    h = pickle.loads(pickle.dumps(g))
+    np.testing.assert_array_equal(h.random(4), g.random(4))
+    assert h.stream == g.stream

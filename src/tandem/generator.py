@@ -1,5 +1,7 @@
 """``tandem.Generator``: a mutable, ``numpy.random.Generator``-like face on a stream."""
 
+import threading
+
 import numpy as np
 
 from . import arrays, checks, distributions, sampling
@@ -20,6 +22,8 @@ class Generator:
 
     Each call draws from the current stream and moves it on, so a sequence
     of calls gives exactly what the same sequence of ``Stream`` fills gives.
+    Threads may share one Generator: each call holds its lock, so their draws
+    are distinct and together are the draws of the same calls made in turn.
 
     Parameters
     ----------
@@ -38,6 +42,13 @@ class Generator:
         if not isinstance(stream, Stream):
             raise TypeError(f"stream must be a tandem Stream, got {type(stream).__name__}")
         self._stream = stream
+        self._lock = threading.Lock()
+
+    def __getstate__(self):
+        return {"stream": self._stream}
+
+    def __setstate__(self, state):
+        self.__init__(state["stream"])
 
     @property
     def stream(self):
@@ -47,19 +58,23 @@ class Generator:
     def __repr__(self):
         return f"Generator({self._stream!r})"
 
-    def _take(self, result):
-        values, self._stream = result
+    def _draw(self, fill, *args, **kwargs):
+        """``fill(stream, *args, **kwargs)`` from the current stream, which then
+        moves on past it.  One call at a time: threads that share a Generator
+        get distinct draws, as NumPy's lock on its bit generator gives them."""
+        with self._lock:
+            values, self._stream = fill(self._stream, *args, **kwargs)
         return values
 
     def random(self, size=None, dtype=np.float64, out=None):
         """Floats in ``[0, 1)``, as ``numpy.random.Generator.random``."""
-        return self._take(distributions.random(self._stream, size, dtype=dtype, out=out))
+        return self._draw(distributions.random, size, dtype=dtype, out=out)
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """Integers in ``[low, high)`` (or ``[low, high]`` with ``endpoint``), as
         ``numpy.random.Generator.integers``."""
-        return self._take(distributions.integers(self._stream, low, high, size, dtype=dtype,
-                                                 endpoint=endpoint))
+        return self._draw(distributions.integers, low, high, size, dtype=dtype,
+                          endpoint=endpoint)
 
     def bytes(self, length):
         """``length`` random bytes, as ``numpy.random.Generator.bytes``."""
@@ -68,19 +83,19 @@ class Generator:
             raise ValueError(f"length must be in [0, 2**63 - 1], got {length!r:.60}")
         n = -(-length // 4)
         try:
-            words = self._take(distributions.bits(self._stream, n, dtype=np.uint32))
+            words = self._draw(distributions.bits, n, dtype=np.uint32)
         except MemoryError:
             raise MemoryError(f"length {length}: cannot allocate {length} bytes") from None
         return words.astype("<u4").tobytes()[:length]
 
     def standard_normal(self, size=None, dtype=np.float64, out=None):
         """Standard normal variates, as ``numpy.random.Generator.standard_normal``."""
-        return self._take(distributions.normal(self._stream, size, dtype=dtype, out=out))
+        return self._draw(distributions.normal, size, dtype=dtype, out=out)
 
     def normal(self, loc=0.0, scale=1.0, size=None):
         """Normal variates, as ``numpy.random.Generator.normal`` (scalar ``loc``,
         ``scale > 0``)."""
-        return self._take(distributions.normal(self._stream, size, loc=loc, scale=scale))
+        return self._draw(distributions.normal, size, loc=loc, scale=scale)
 
     def standard_exponential(self, size=None, dtype=np.float64, method="inv", out=None):
         """Exponential variates of mean 1, as
@@ -90,12 +105,12 @@ class Generator:
         The default is ``"inv"``, not NumPy's ``"zig"``: tandem's inversion is
         its faster rule on the CPU and on the GPU (``docs/performance.md``).
         """
-        return self._take(distributions.exponential(self._stream, size, dtype=dtype,
-                                                    method=method, out=out))
+        return self._draw(distributions.exponential, size, dtype=dtype, method=method,
+                          out=out)
 
     def exponential(self, scale=1.0, size=None):
         """Exponential variates of mean ``scale``, as ``numpy.random.Generator.exponential``."""
-        return self._take(distributions.exponential(self._stream, size, scale=scale))
+        return self._draw(distributions.exponential, size, scale=scale)
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
         """A sample of ``a`` (or of ``range(a)``), as ``numpy.random.Generator.choice``.
@@ -111,14 +126,14 @@ class Generator:
             if abs(total - 1.0) > _P_SUM_TOLERANCE:
                 raise ValueError(f"probabilities p must sum to 1, got {total}")
         if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
-            return self._take(sampling.sample(self._stream, a, p, size, replace=replace))
+            return self._draw(sampling.sample, a, p, size, replace=replace)
         a = np.asarray(a)
         if a.ndim == 0:
             raise ValueError(f"a must be an int or an array with at least one dimension, "
                              f"got {a!r:.60}")
         axis = _axis(axis, a.ndim)
-        chosen = self._take(sampling.sample(self._stream, np.moveaxis(a, axis, 0), p, size,
-                                            replace=replace))
+        chosen = self._draw(sampling.sample, np.moveaxis(a, axis, 0), p, size,
+                            replace=replace)
         # The sampled dimensions come first; put them where ``axis`` was.
         k = chosen.ndim - (a.ndim - 1)
         order = [*range(k, k + axis), *range(k), *range(k + axis, chosen.ndim)]
@@ -128,7 +143,7 @@ class Generator:
         """A permuted ``range(x)`` or a shuffled copy of ``x``, as
         ``numpy.random.Generator.permutation``."""
         if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
-            return self._take(sampling.permutation(self._stream, x))
+            return self._draw(sampling.permutation, x)
         x = np.array(x)
         self.shuffle(x, axis=axis)
         return x
@@ -137,4 +152,4 @@ class Generator:
         """Shuffle ``x`` in place along ``axis``, as ``numpy.random.Generator.shuffle``."""
         if not isinstance(x, np.ndarray):
             raise TypeError(f"x must be a numpy.ndarray, got {type(x).__name__}")
-        self._take(sampling.shuffle(self._stream, np.moveaxis(x, _axis(axis, x.ndim), 0)))
+        self._draw(sampling.shuffle, np.moveaxis(x, _axis(axis, x.ndim), 0))
