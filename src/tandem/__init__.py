@@ -23,6 +23,7 @@ from .distributions import (
     normal_at,
     random_at,
 )
+from .bitgen import StreamBitGenerator
 from .generator import Generator
 from .stream import Philox, Stream, Threefry, purpose_word
 
@@ -33,6 +34,7 @@ __all__ = [
     "Generator",
     "Philox",
     "Stream",
+    "StreamBitGenerator",
     "Threefry",
     "bernoulli_at",
     "bits_at",

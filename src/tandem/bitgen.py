@@ -1,0 +1,205 @@
+"""``StreamBitGenerator``: a tandem stream as a NumPy bit generator.
+
+``numpy.random.Generator(StreamBitGenerator(stream))`` is NumPy's own
+Generator drawing tandem's words: every NumPy method works on it, and SciPy,
+pandas and scikit-learn accept it wherever they accept a NumPy Generator.
+It implements NumPy's documented bit generator interface (a ``bitgen_t``
+capsule of C function pointers, here Numba ``cfunc``\\ s) over the stream's
+words from its position on:
+
+* ``next_uint32``: the word at the position, which moves on by one;
+* ``next_uint64``: the 64-bit draw at the next even position (low word
+  first, as ``docs/spec.md`` lays them out), which moves on past it;
+* ``next_double``: that draw mapped by tandem's ``uniform64`` rule, so that
+  ``Generator.random`` gives exactly ``stream.random``'s values.
+
+Which of NumPy's methods reproduce tandem's own fills, and which are NumPy's
+algorithms on tandem's words (the same on any CPU, not cut-invariant or
+addressable, and not on the GPU), is NumPy's business: only ``random`` (f64)
+and the raw words are tandem's rules here.  ``tandem.Generator`` gives
+tandem's rules by name.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import threading
+
+import numpy as np
+
+from .stream import POSITION_LIMIT, Stream
+
+# The state a cfunc reads and writes: key words, lane, position, generator,
+# and where the position stands against the lane's end: before it, at it
+# (position 2**64, stored as 0), or passed by a draw (whose words were not
+# the stream's).
+_LANE, _POSITION, _GENERATOR, _EXHAUSTED = 4, 5, 6, 7
+# Then the last block computed (four words) and its index plus one (0: none).
+_BLOCK, _BUFFERED = 8, 12
+_STATE_WORDS = 13
+_OPEN, _AT_END, _PASSED = np.uint64(0), np.uint64(1), np.uint64(2)
+
+
+class _BitgenStruct(ctypes.Structure):
+    """NumPy's ``bitgen_t`` (``numpy/random/bitgen.h``)."""
+
+    _fields_ = [("state", ctypes.c_void_p), ("next_uint64", ctypes.c_void_p),
+                ("next_uint32", ctypes.c_void_p), ("next_double", ctypes.c_void_p),
+                ("next_raw", ctypes.c_void_p)]
+
+
+@functools.lru_cache(maxsize=None)
+def _functions(generator):
+    """The compiled ``(next_uint64, next_uint32, next_double)`` cfuncs of one
+    generator (``Stream.generator``), built once."""
+    from numba import carray, cfunc, types
+
+    from . import core
+
+    core.register()
+    from .core.addressing import philox_block_at, threefry_block_at
+    from .core.uniform import uniform64
+
+    block_at = (philox_block_at, threefry_block_at)[generator]  # inlined
+
+    U64 = np.uint64
+    last = U64(POSITION_LIMIT - 1)
+
+    # A plain function (registered to be inlined), not a dispatcher: Numba
+    # keys the cfuncs' disk cache on their closure, and a dispatcher's
+    # pickle differs in every process.
+    @functools.partial(core.jitable_cpu, inline=True)
+    def take(state, words):
+        """The block holding the next draw of ``words`` words (at a multiple of
+        ``words``) and the draw's offset in it; moves the position past it."""
+        p = state[_POSITION]
+        room = state[_EXHAUSTED] == _OPEN
+        if words == 2 and p & U64(1):
+            room = room and p != last
+            p += U64(1)
+        if not room:
+            state[_EXHAUSTED] = _PASSED
+            p = U64(0)
+        elif p == last - U64(words - 1):  # the draw takes the lane's last word
+            state[_EXHAUSTED] = _AT_END
+            state[_POSITION] = U64(0)
+        else:
+            state[_POSITION] = p + U64(words)
+        b = p >> U64(2)
+        if state[_BUFFERED] != b + U64(1):
+            x0, x1, x2, x3 = block_at(state[0], state[1], state[2], state[3], state[_LANE],
+                                      b)
+            state[_BLOCK], state[_BLOCK + 1], state[_BLOCK + 2], state[_BLOCK + 3] = (
+                x0, x1, x2, x3)
+            state[_BUFFERED] = b + U64(1)
+        return (state[_BLOCK], state[_BLOCK + 1], state[_BLOCK + 2],
+                state[_BLOCK + 3]), p & U64(3)
+
+    @cfunc(types.uint64(types.voidptr), cache=True)
+    def next_uint64(address):
+        (x0, x1, x2, x3), j = take(carray(address, _STATE_WORDS, np.uint64), 2)
+        return (x2 | (x3 << U64(32))) if j else (x0 | (x1 << U64(32)))
+
+    @cfunc(types.uint32(types.voidptr), cache=True)
+    def next_uint32(address):
+        (x0, x1, x2, x3), j = take(carray(address, _STATE_WORDS, np.uint64), 1)
+        return np.uint32(x3 if j == U64(3) else x2 if j == U64(2) else x1 if j else x0)
+
+    @cfunc(types.float64(types.voidptr), cache=True)
+    def next_double(address):
+        (x0, x1, x2, x3), j = take(carray(address, _STATE_WORDS, np.uint64), 2)
+        return uniform64(x2, x3, U64(0)) if j else uniform64(x0, x1, U64(0))
+
+    return next_uint64, next_uint32, next_double
+
+
+def _new_capsule(pointer):
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    return new(pointer, b"BitGenerator", None)
+
+
+class StreamBitGenerator:
+    """A tandem stream's words as a NumPy bit generator.
+
+    Parameters
+    ----------
+    stream : tandem.Stream
+        Where the words start: its key, lane and position.
+
+    Attributes
+    ----------
+    capsule : PyCapsule
+        NumPy's ``bitgen_t`` interface, as a NumPy bit generator has it.
+    lock : threading.Lock
+        Held by ``numpy.random.Generator`` while it draws, so that threads
+        sharing this bit generator never get the same words.
+
+    Examples
+    --------
+    >>> import numpy as np, tandem
+    >>> bits = tandem.StreamBitGenerator(tandem.Philox(7))
+    >>> g = np.random.Generator(bits)
+    >>> bool(np.all(g.random(3) == tandem.Philox(7).random(3)[0]))
+    True
+    >>> bits.stream.position
+    6
+
+    Guaranteed across versions: the words and positions each draw takes (as
+    listed in the module's docstring).
+    """
+
+    def __init__(self, stream: Stream):
+        if not isinstance(stream, Stream):
+            raise TypeError(f"stream must be a tandem Stream, got {type(stream).__name__}")
+        self.lock = threading.Lock()
+        self._state = np.zeros(_STATE_WORDS, dtype=np.uint64)
+        self._struct = _BitgenStruct(self._state.ctypes.data)
+        self.state = stream
+        self.capsule = _new_capsule(ctypes.addressof(self._struct))
+
+    @property
+    def stream(self) -> Stream:
+        """The stream at the position of the next word.
+
+        Raises ``OverflowError`` once a draw has passed the end of the lane
+        (its words were then not the stream's)."""
+        with self.lock:
+            if self._state[_EXHAUSTED] == _PASSED:
+                raise OverflowError("a draw passed the end of the stream's lane (2**64 words); "
+                                    "use another lane (split) for more")
+            if self._state[_EXHAUSTED] == _AT_END:
+                return self._origin.at(POSITION_LIMIT)
+            return self._origin.at(int(self._state[_POSITION]))
+
+    @property
+    def state(self) -> dict:
+        """``{"bit_generator": "StreamBitGenerator", "stream": <tandem.Stream>}``;
+        assigning such a dict (or a Stream) moves this bit generator there."""
+        return {"bit_generator": type(self).__name__, "stream": self.stream}
+
+    @state.setter
+    def state(self, value):
+        stream = value["stream"] if isinstance(value, dict) else value
+        if not isinstance(stream, Stream):
+            raise TypeError(f"state must be a tandem Stream or a dict with one under "
+                            f"'stream', got {type(value).__name__}")
+        key = tuple(stream.key) + (0,) * (4 - len(stream.key))
+        at_end = stream.position == POSITION_LIMIT
+        words = [*key, stream.lane, 0 if at_end else stream.position, stream.generator,
+                 _AT_END if at_end else _OPEN, 0, 0, 0, 0, 0]
+        next_uint64, next_uint32, next_double = _functions(stream.generator)
+        with self.lock:
+            self._origin = stream.at(0)
+            self._state[:] = words
+            self._struct.next_uint64 = self._struct.next_raw = next_uint64.address
+            self._struct.next_uint32 = next_uint32.address
+            self._struct.next_double = next_double.address
+
+    def __reduce__(self):
+        return type(self), (self.stream,)
+
+    def __repr__(self):
+        return f"StreamBitGenerator({self.stream!r})"

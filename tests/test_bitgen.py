@@ -1,0 +1,125 @@
+"""tandem.StreamBitGenerator: a tandem stream under numpy.random.Generator,
+and the libraries that take a NumPy Generator as their random state."""
+
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+import tandem
+from tandem import StreamBitGenerator
+
+STREAMS = [tandem.Philox(7), tandem.Philox(7).at(3), tandem.Threefry(3, lane=5).at(1)]
+
+
+def numpy_on(stream):
+    return np.random.Generator(StreamBitGenerator(stream))
+
+
+@pytest.mark.parametrize("stream", STREAMS, ids=repr)
+def test_numpy_draws_are_the_streams_words(stream):
+    g = numpy_on(stream)
+    assert isinstance(g, np.random.Generator)
+    # next_double: tandem's uniform64 rule on the draw at the next even position
+    values, after = stream.random(1001)
+    np.testing.assert_array_equal(g.random(1001), values)
+    assert g.bit_generator.stream == after
+    # next_uint32: one word; next_uint64: the next aligned 64-bit draw
+    words, after = after.words(5)
+    np.testing.assert_array_equal(g.integers(0, 2**32, 5, dtype=np.uint32), words)
+    draws, after = after.bits(4, dtype=np.uint64)
+    np.testing.assert_array_equal(g.integers(0, 2**64, 4, dtype=np.uint64), draws)
+    assert g.bit_generator.stream == after
+
+
+def test_every_numpy_method_runs_and_is_reproducible():
+    def draws(g):
+        return [g.standard_gamma(0.5, 50), g.poisson(3.0, 50), g.binomial(10, 0.3, 50),
+                g.beta(2.0, 3.0, 50), g.multivariate_normal([0, 1], np.eye(2), 5),
+                g.dirichlet([1, 2, 3], 4), g.permuted(np.arange(20))]
+
+    first, second = (draws(numpy_on(tandem.Philox(1))) for _ in range(2))
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+    other = draws(numpy_on(tandem.Philox(2)))
+    assert not np.array_equal(first[0], other[0])
+
+
+def test_state_round_trips_as_a_stream_and_pickles():
+    bits = StreamBitGenerator(tandem.Philox(9))
+    np.random.Generator(bits).random(3)
+    assert bits.state == {"bit_generator": "StreamBitGenerator",
+                          "stream": tandem.Philox(9).at(6)}
+    copy = pickle.loads(pickle.dumps(bits))
+    np.testing.assert_array_equal(np.random.Generator(copy).random(4),
+                                  np.random.Generator(bits).random(4))
+    bits.state = tandem.Threefry(2).at(4)
+    assert bits.stream == tandem.Threefry(2).at(4)
+    bits.state = {"stream": tandem.Philox(9)}
+    np.testing.assert_array_equal(np.random.Generator(bits).random(2),
+                                  tandem.Philox(9).random(2)[0])
+    with pytest.raises(TypeError, match="tandem Stream"):
+        bits.state = 5
+    with pytest.raises(TypeError, match="tandem Stream"):
+        StreamBitGenerator(np.random.PCG64(1))
+
+
+def test_threads_sharing_it_get_distinct_words():
+    """NumPy's Generator holds ``lock`` while it draws: two threads, 20 draws
+    each, take the 40 draws of one thread in some order."""
+    g = numpy_on(tandem.Philox(4))
+    got = []
+
+    def draw():
+        for _ in range(20):
+            got.append(g.random(20_000))
+
+    threads = [threading.Thread(target=draw) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    alone = numpy_on(tandem.Philox(4))
+    expected = [alone.random(20_000) for _ in range(40)]
+    assert sorted(a.tobytes() for a in got) == sorted(a.tobytes() for a in expected)
+
+
+def test_end_of_the_lane_is_an_error_not_a_wrap():
+    stream = tandem.Philox(1).at(2**64 - 3)
+    bits = StreamBitGenerator(stream)
+    g = np.random.Generator(bits)
+    assert g.integers(0, 2**32, dtype=np.uint32) == stream.words(1)[0][0]
+    assert g.random() == stream.at(2**64 - 2).random(1)[0][0]
+    assert bits.stream.position == 2**64
+    g.random()  # NumPy cannot be told; the bit generator says so after
+    with pytest.raises(OverflowError, match="end of the stream's lane"):
+        bits.stream
+    assert StreamBitGenerator(stream.at(2**64)).stream.position == 2**64
+
+
+def test_scipy_pandas_and_scikit_learn_take_it():
+    import pandas as pd
+    from scipy import stats
+    from sklearn.model_selection import train_test_split
+
+    def fresh():
+        return numpy_on(tandem.Philox(2026))
+
+    np.testing.assert_array_equal(stats.norm.rvs(size=5, random_state=fresh()),
+                                  fresh().standard_normal(5))
+    np.testing.assert_array_equal(stats.gamma(2.0).rvs(5, random_state=fresh()),
+                                  stats.gamma(2.0).rvs(5, random_state=fresh()))
+    result = stats.bootstrap((np.arange(30.0),), np.mean, n_resamples=50,
+                             random_state=fresh())
+    again = stats.bootstrap((np.arange(30.0),), np.mean, n_resamples=50,
+                            random_state=fresh())
+    assert result.standard_error == again.standard_error
+    frame = pd.DataFrame({"x": range(100)})
+    pd.testing.assert_frame_equal(frame.sample(10, random_state=fresh()),
+                                  frame.sample(10, random_state=fresh()))
+    split = train_test_split(np.arange(40), random_state=np.random.RandomState(
+        StreamBitGenerator(tandem.Philox(2026))))
+    again = train_test_split(np.arange(40), random_state=np.random.RandomState(
+        StreamBitGenerator(tandem.Philox(2026))))
+    np.testing.assert_array_equal(split[0], again[0])
