@@ -82,3 +82,21 @@ def test_generator_pickles_with_its_position():
     h = pickle.loads(pickle.dumps(g))
     np.testing.assert_array_equal(h.random(4), g.random(4))
     assert h.stream == g.stream
+
+
+def test_generator_is_numpys_and_libraries_take_it():
+    from scipy import stats
+
+    g = tandem.Generator(tandem.Philox(8))
+    assert isinstance(g, np.random.Generator)
+    assert isinstance(g.bit_generator, tandem.StreamBitGenerator)
+    # NumPy's own methods draw the stream's words and move it on ...
+    gamma = g.gamma(2.0, size=10)
+    assert gamma.shape == (10,) and np.all(gamma > 0)
+    moved = g.stream
+    assert moved.position > 0
+    # ... and tandem's methods continue from there with tandem's rules.
+    np.testing.assert_array_equal(g.random(5), moved.random(5)[0])
+    x = stats.norm.rvs(size=4, random_state=tandem.Generator(tandem.Philox(8)))
+    np.testing.assert_array_equal(x, tandem.Generator(tandem.Philox(8)).standard_normal(4))
+    assert repr(g) == f"Generator({g.stream!r})"

@@ -167,12 +167,7 @@ class StreamBitGenerator:
         Raises ``OverflowError`` once a draw has passed the end of the lane
         (its words were then not the stream's)."""
         with self.lock:
-            if self._state[_EXHAUSTED] == _PASSED:
-                raise OverflowError("a draw passed the end of the stream's lane (2**64 words); "
-                                    "use another lane (split) for more")
-            if self._state[_EXHAUSTED] == _AT_END:
-                return self._origin.at(POSITION_LIMIT)
-            return self._origin.at(int(self._state[_POSITION]))
+            return self.current()
 
     @property
     def state(self) -> dict:
@@ -183,20 +178,32 @@ class StreamBitGenerator:
     @state.setter
     def state(self, value):
         stream = value["stream"] if isinstance(value, dict) else value
+        with self.lock:
+            self.move(stream)
+
+    def current(self) -> Stream:
+        """:attr:`stream`, for a caller that holds :attr:`lock`."""
+        if self._state[_EXHAUSTED] == _PASSED:
+            raise OverflowError("a draw passed the end of the stream's lane (2**64 words); "
+                                "use another lane (split) for more")
+        if self._state[_EXHAUSTED] == _AT_END:
+            return self._origin.at(POSITION_LIMIT)
+        return self._origin.at(int(self._state[_POSITION]))
+
+    def move(self, stream: Stream):
+        """Continue from ``stream``, for a caller that holds :attr:`lock`."""
         if not isinstance(stream, Stream):
             raise TypeError(f"state must be a tandem Stream or a dict with one under "
-                            f"'stream', got {type(value).__name__}")
+                            f"'stream', got {type(stream).__name__}")
         key = tuple(stream.key) + (0,) * (4 - len(stream.key))
         at_end = stream.position == POSITION_LIMIT
-        words = [*key, stream.lane, 0 if at_end else stream.position, stream.generator,
-                 _AT_END if at_end else _OPEN, 0, 0, 0, 0, 0]
         next_uint64, next_uint32, next_double = _functions(stream.generator)
-        with self.lock:
-            self._origin = stream.at(0)
-            self._state[:] = words
-            self._struct.next_uint64 = self._struct.next_raw = next_uint64.address
-            self._struct.next_uint32 = next_uint32.address
-            self._struct.next_double = next_double.address
+        self._origin = stream.at(0)
+        self._state[:] = [*key, stream.lane, 0 if at_end else stream.position,
+                          stream.generator, _AT_END if at_end else _OPEN, 0, 0, 0, 0, 0]
+        self._struct.next_uint64 = self._struct.next_raw = next_uint64.address
+        self._struct.next_uint32 = next_uint32.address
+        self._struct.next_double = next_double.address
 
     def __reduce__(self):
         return type(self), (self.stream,)

@@ -1,10 +1,9 @@
-"""``tandem.Generator``: a mutable, ``numpy.random.Generator``-like face on a stream."""
-
-import threading
+"""``tandem.Generator``: a ``numpy.random.Generator`` whose named methods are tandem's rules."""
 
 import numpy as np
 
 from . import arrays, checks, distributions, sampling
+from .bitgen import StreamBitGenerator
 from .stream import Stream
 
 _P_SUM_TOLERANCE = np.sqrt(np.finfo(np.float64).eps)  # numpy's own
@@ -17,13 +16,20 @@ def _axis(axis, ndim):
     return axis % ndim
 
 
-class Generator:
-    """Draws with ``numpy.random.Generator``'s names and signatures.
+class Generator(np.random.Generator):
+    """A ``numpy.random.Generator`` on a tandem stream.
 
-    Each call draws from the current stream and moves it on, so a sequence
-    of calls gives exactly what the same sequence of ``Stream`` fills gives.
-    Threads may share one Generator: each call holds its lock, so their draws
-    are distinct and together are the draws of the same calls made in turn.
+    Its ``bit_generator`` is a :class:`tandem.StreamBitGenerator` on
+    ``stream``, so every NumPy method works, and SciPy, pandas and
+    scikit-learn take it as a random state.  The methods defined here
+    (``random``, ``integers``, ``bytes``, ``standard_normal``, ``normal``,
+    ``standard_exponential``, ``exponential``, ``choice``, ``permutation``,
+    ``shuffle``) are tandem's rules: each call gives exactly what the same
+    ``Stream`` fill gives (cut-invariant, addressable, the same bits on the
+    GPU).  The others are NumPy's algorithms on the stream's words: the same
+    on any CPU, but not tandem's rules.  Every call moves the stream on past
+    what it drew, and holds the bit generator's lock while it draws, so
+    threads sharing a Generator get distinct draws.
 
     Parameters
     ----------
@@ -32,38 +38,37 @@ class Generator:
 
     Examples
     --------
-    >>> import tandem
+    >>> import numpy as np, tandem
     >>> g = tandem.Generator(tandem.Philox(42))
     >>> x = g.random(3)
     >>> k = g.integers(0, 10, size=5)
+    >>> isinstance(g, np.random.Generator)
+    True
     """
 
-    def __init__(self, stream):
+    def __init__(self, stream: Stream):
         if not isinstance(stream, Stream):
             raise TypeError(f"stream must be a tandem Stream, got {type(stream).__name__}")
-        self._stream = stream
-        self._lock = threading.Lock()
+        super().__init__(StreamBitGenerator(stream))
 
-    def __getstate__(self):
-        return {"stream": self._stream}
-
-    def __setstate__(self, state):
-        self.__init__(state["stream"])
+    def __reduce__(self):
+        return type(self), (self.stream,)
 
     @property
-    def stream(self):
+    def stream(self) -> Stream:
         """The stream that the next draw starts from."""
-        return self._stream
+        return self.bit_generator.stream
 
     def __repr__(self):
-        return f"Generator({self._stream!r})"
+        return f"Generator({self.stream!r})"
 
     def _draw(self, fill, *args, **kwargs):
         """``fill(stream, *args, **kwargs)`` from the current stream, which then
-        moves on past it.  One call at a time: threads that share a Generator
-        get distinct draws, as NumPy's lock on its bit generator gives them."""
-        with self._lock:
-            values, self._stream = fill(self._stream, *args, **kwargs)
+        moves on past it, under the bit generator's lock."""
+        bits = self.bit_generator
+        with bits.lock:
+            values, after = fill(bits.current(), *args, **kwargs)
+            bits.move(after)
         return values
 
     def random(self, size=None, dtype=np.float64, out=None):
