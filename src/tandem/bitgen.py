@@ -28,16 +28,16 @@ import threading
 
 import numpy as np
 
+from .kinds import key_words
 from .stream import POSITION_LIMIT, Stream
 
-# The state a cfunc reads and writes: key words, lane, position, generator,
-# and where the position stands against the lane's end: before it, at it
+# The state a cfunc reads and writes: key words, lane, position, and where the position stands against the lane's end: before it, at it
 # (position 2**64, stored as 0), or passed by a draw (whose words were not
 # the stream's).
-_LANE, _POSITION, _GENERATOR, _EXHAUSTED = 4, 5, 6, 7
+_LANE, _POSITION, _EXHAUSTED = 4, 5, 6
 # Then the last block computed (four words) and its index plus one (0: none).
-_BLOCK, _BUFFERED = 8, 12
-_STATE_WORDS = 13
+_BLOCK, _BUFFERED = 7, 11
+_STATE_WORDS = 12
 _OPEN, _AT_END, _PASSED = np.uint64(0), np.uint64(1), np.uint64(2)
 
 
@@ -195,12 +195,12 @@ class StreamBitGenerator:
         if not isinstance(stream, Stream):
             raise TypeError(f"state must be a tandem Stream or a dict with one under "
                             f"'stream', got {type(stream).__name__}")
-        key = tuple(stream.key) + (0,) * (4 - len(stream.key))
         at_end = stream.position == POSITION_LIMIT
         next_uint64, next_uint32, next_double = _functions(stream.generator)
         self._origin = stream.at(0)
-        self._state[:] = [*key, stream.lane, 0 if at_end else stream.position,
-                          stream.generator, _AT_END if at_end else _OPEN, 0, 0, 0, 0, 0]
+        self._state[:] = [*key_words(stream.key), stream.lane,
+                          0 if at_end else stream.position, _AT_END if at_end else _OPEN,
+                          0, 0, 0, 0, 0]
         self._struct.next_uint64 = self._struct.next_raw = next_uint64.address
         self._struct.next_uint32 = next_uint32.address
         self._struct.next_double = next_double.address

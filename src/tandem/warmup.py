@@ -34,9 +34,6 @@ CALLS = [
     ("choice", "table", {}),
 ]
 
-#: The sizes of each call: either side of ``tandem.backends.cpu.LEAN_BELOW``.
-SIZES = (1, 1 << 10)
-
 
 def compile_all(progress=True) -> float:
     """Compile (or load from the cache) the fill and ``*_at`` kernels of every
@@ -60,6 +57,7 @@ def compile_all(progress=True) -> float:
     import tandem
 
     from . import _progress, distributions
+    from .backends.cpu import LEAN_BELOW
 
     table = tandem.AliasTable([1.0, 2.0])
     start = time.perf_counter()
@@ -68,7 +66,7 @@ def compile_all(progress=True) -> float:
         for name, args, kwargs in CALLS:
             args = (table,) if args == "table" else args
             for stream in streams:
-                for n in SIZES:  # the lean kernels and the vectorised ones
+                for n in (1, LEAN_BELOW):  # the lean kernels, then the vectorised
                     getattr(distributions, name)(stream, *args, n, **kwargs)
                     getattr(distributions, f"{name}_at")(stream, np.arange(n), *args,
                                                          **kwargs)
