@@ -123,3 +123,50 @@ def test_scipy_pandas_and_scikit_learn_take_it():
     again = train_test_split(np.arange(40), random_state=np.random.RandomState(
         StreamBitGenerator(tandem.Philox(2026))))
     np.testing.assert_array_equal(split[0], again[0])
+
+
+def test_spawned_children_are_the_spec_lanes_and_scipy_spawns_them():
+    from scipy.stats import qmc
+
+    g = tandem.Generator(tandem.Philox(11))
+    children = g.spawn(2) + g.spawn(1)
+    spawn = tandem.Philox(11).sub("tandem.spawn")
+    assert [c.stream for c in children] == [spawn.split(k) for k in range(3)]
+    assert all(type(c) is tandem.Generator for c in children)
+    grandchild = children[0].spawn(1)[0]
+    assert grandchild.stream == spawn.split(0).sub("tandem.spawn").split(0)
+    # The spawn count travels with pickles and deep copies.
+    again = pickle.loads(pickle.dumps(g))
+    assert again.spawn(1)[0].stream == spawn.split(3)
+    with pytest.raises(ValueError, match="non-negative"):
+        g.spawn(-1)
+    # SciPy's QMC engines spawn from the bit generator's seed sequence, and
+    # a NumPy bit generator can be seeded from it.
+    for engine in (qmc.Sobol(2, rng=g), qmc.LatinHypercube(2, rng=g), qmc.Halton(2, rng=g)):
+        assert engine.random(4).shape == (4, 2)
+    seq = tandem.StreamSeedSequence(tandem.Philox(11))
+    np.testing.assert_array_equal(seq.generate_state(3),
+                                  tandem.Philox(11).sub("tandem.seed_state").bits(3)[0])
+    assert np.random.PCG64(seq).random_raw() == np.random.PCG64(
+        tandem.StreamSeedSequence(tandem.Philox(11))).random_raw()
+
+
+def test_random_raw_is_the_streams_64_bit_draws():
+    bits = StreamBitGenerator(tandem.Philox(3).at(1))
+    first = bits.random_raw()
+    rest = bits.random_raw(3)
+    expected = tandem.Philox(3).at(2).bits(4, dtype=np.uint64)[0]
+    assert [first, *rest.tolist()] == expected.tolist()
+    assert bits.random_raw(2, output=False) is None and bits.stream.position == 14
+    with pytest.raises(NotImplementedError, match="capsule"):
+        bits.ctypes
+
+
+def test_seeds_follow_the_spec():
+    seq = np.random.SeedSequence(5)
+    assert tandem.Philox(seq).key == tuple(int(w) for w in seq.generate_state(2, np.uint32))
+    assert tandem.Threefry([5]).key == tuple(
+        int(w) for w in np.random.SeedSequence([5]).generate_state(4, np.uint32))
+    assert tandem.Philox(np.int64(5)) == tandem.Philox(5) == tandem.Philox(np.array(5))
+    assert tandem.Philox() != tandem.Philox()  # fresh entropy, never a fixed seed
+    assert tandem.Generator(7).stream == tandem.Philox(7)

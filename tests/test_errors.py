@@ -10,7 +10,8 @@ S = tandem.Philox(1)
 
 @pytest.mark.parametrize("seed,error,match", [
     (-1, ValueError, "seed"), (2**64, ValueError, "seed"), (1.5, TypeError, "seed"),
-    ("1", TypeError, "seed"), (True, TypeError, "seed"), (None, TypeError, "seed"),
+    ("1", TypeError, "seed"), (True, TypeError, "seed"), ([], TypeError, "seed"),
+    ([1, -2], ValueError, "non-negative"), ([1.5], TypeError, "seed"), ([[1]], TypeError, "seed"),
 ])
 def test_bad_seeds(seed, error, match):
     with pytest.raises(error, match=match):
@@ -57,7 +58,7 @@ def test_bad_threefry_seed_and_key():
     (lambda: tandem.philox4x32([1, 2, 3], [1, 2]), ValueError, "counter"),
     (lambda: tandem.philox4x32([1, 2, 3, 4], [1, 2, 3]), ValueError, "key"),
     (lambda: tandem.threefry4x32([1, 2, 3, 2**32], [1, 2, 3, 4]), ValueError, "counter"),
-    (lambda: tandem.Generator(3), TypeError, "stream"),
+    (lambda: tandem.Generator("3"), TypeError, "seed"),
     (lambda: S.normal(3, scale=0.0), ValueError, "scale must be positive"),
     (lambda: S.normal(3, scale=-1.0), ValueError, "scale must be positive"),
     (lambda: S.normal(3, loc=float("nan")), ValueError, "loc must be finite"),

@@ -23,7 +23,7 @@ from .distributions import (
     normal_at,
     random_at,
 )
-from .bitgen import StreamBitGenerator
+from .bitgen import StreamBitGenerator, StreamSeedSequence
 from .generator import Generator
 from .stream import Philox, Stream, Threefry, purpose_word
 
@@ -35,6 +35,7 @@ __all__ = [
     "Philox",
     "Stream",
     "StreamBitGenerator",
+    "StreamSeedSequence",
     "Threefry",
     "bernoulli_at",
     "bits_at",

@@ -28,8 +28,14 @@ import threading
 
 import numpy as np
 
+from . import checks
 from .kinds import key_words
 from .stream import POSITION_LIMIT, Stream
+
+#: The purpose whose lanes spawned children take (``docs/spec.md``, Seeds).
+SPAWN_PURPOSE = "tandem.spawn"
+#: The purpose whose words ``StreamSeedSequence.generate_state`` returns.
+STATE_PURPOSE = "tandem.seed_state"
 
 # The state a cfunc reads and writes: key words, lane, position, and where the position stands against the lane's end: before it, at it
 # (position 2**64, stored as 0), or passed by a draw (whose words were not
@@ -121,13 +127,84 @@ def _new_capsule(pointer):
     return new(pointer, b"BitGenerator", None)
 
 
-class StreamBitGenerator:
+class StreamSeedSequence(np.random.bit_generator.ISpawnableSeedSequence):
+    """The seed sequence of a :class:`StreamBitGenerator`: it spawns child streams.
+
+    NumPy's and SciPy's code spawns independent generators from a bit
+    generator's seed sequence; this one's children are lanes of a purpose of
+    its stream: the ``k``-th child spawned is
+    ``stream.sub("tandem.spawn").split(k)``.
+
+    Parameters
+    ----------
+    stream : tandem.Stream
+        The spawner's stream; its position does not matter.
+    spawned : int
+        How many children were spawned before (0 for a new one).
+
+    Examples
+    --------
+    >>> import tandem
+    >>> seq = tandem.StreamSeedSequence(tandem.Philox(1))
+    >>> a, b = seq.spawn(2)
+    >>> b == tandem.Philox(1).sub("tandem.spawn").split(1)
+    True
+
+    Guaranteed across versions: the children, in order, and the words of
+    :meth:`generate_state`.
+    """
+
+    def __init__(self, stream: Stream, spawned: int = 0):
+        if not isinstance(stream, Stream):
+            raise TypeError(f"stream must be a tandem Stream, got {type(stream).__name__}")
+        self.stream = stream.at(0)
+        self.n_children_spawned = checks.integer(spawned, "spawned")
+        if self.n_children_spawned < 0:
+            raise ValueError(f"spawned must be non-negative, got {spawned}")
+        self._lock = threading.Lock()
+
+    def spawn(self, n_children: int) -> list:
+        """The next ``n_children`` child streams (a list of ``tandem.Stream``)."""
+        n = checks.integer(n_children, "n_children")
+        if n < 0:
+            raise ValueError(f"n_children must be non-negative, got {n_children}")
+        with self._lock:
+            first = self.n_children_spawned
+            self.n_children_spawned += n
+        base = self.stream.sub(SPAWN_PURPOSE)
+        return [base.split(first + k) for k in range(n)]
+
+    def generate_state(self, n_words: int, dtype=np.uint32) -> np.ndarray:
+        """``n_words`` words to seed another bit generator with: the first words
+        (``uint32``) or 64-bit draws (``uint64``) of ``stream.sub("tandem.seed_state")``."""
+        dtype = np.dtype(dtype)
+        if dtype not in (np.uint32, np.uint64):
+            raise TypeError(f"dtype must be uint32 or uint64, got {dtype}")
+        n = checks.integer(n_words, "n_words")
+        if n < 0:
+            raise ValueError(f"n_words must be non-negative, got {n_words}")
+        return self.stream.sub(STATE_PURPOSE).bits(n, dtype=dtype)[0]
+
+    def __reduce__(self):
+        return type(self), (self.stream, self.n_children_spawned)
+
+    def __repr__(self):
+        return (f"StreamSeedSequence({self.stream!r}, "
+                f"spawned={self.n_children_spawned})")
+
+
+class StreamBitGenerator(np.random.BitGenerator):
     """A tandem stream's words as a NumPy bit generator.
 
     Parameters
     ----------
     stream : tandem.Stream
         Where the words start: its key, lane and position.
+    seed_seq : StreamSeedSequence, optional
+        What :meth:`spawn` spawns from; by default one on ``stream``.
+
+    It is a ``numpy.random.BitGenerator`` (so NumPy pickles and copies the
+    Generators made on it), with the capsule, lock and seed sequence of its own.
 
     Attributes
     ----------
@@ -151,14 +228,34 @@ class StreamBitGenerator:
     listed in the module's docstring).
     """
 
-    def __init__(self, stream: Stream):
+    def __init__(self, stream: Stream, seed_seq: StreamSeedSequence = None):
         if not isinstance(stream, Stream):
             raise TypeError(f"stream must be a tandem Stream, got {type(stream).__name__}")
-        self.lock = threading.Lock()
+        if seed_seq is None:
+            seed_seq = StreamSeedSequence(stream)
+        elif not isinstance(seed_seq, StreamSeedSequence):
+            raise TypeError(f"seed_seq must be a StreamSeedSequence, got "
+                            f"{type(seed_seq).__name__}")
+        # NumPy's BitGenerator holds these in read-only slots that its own
+        # subclasses fill in C; the properties below shadow them.
+        self._spawner = seed_seq
+        self._lock = threading.Lock()
         self._state = np.zeros(_STATE_WORDS, dtype=np.uint64)
         self._struct = _BitgenStruct(self._state.ctypes.data)
         self.state = stream
-        self.capsule = _new_capsule(ctypes.addressof(self._struct))
+        self._capsule = _new_capsule(ctypes.addressof(self._struct))
+
+    @property
+    def lock(self) -> threading.Lock:
+        return self._lock
+
+    @property
+    def capsule(self):
+        return self._capsule
+
+    @property
+    def _seed_seq(self):
+        return self._spawner
 
     @property
     def stream(self) -> Stream:
@@ -205,8 +302,35 @@ class StreamBitGenerator:
         self._struct.next_uint32 = next_uint32.address
         self._struct.next_double = next_double.address
 
+    @property
+    def seed_seq(self) -> StreamSeedSequence:
+        """What children are spawned from: the stream this bit generator was made with."""
+        return self._spawner
+
+    def spawn(self, n_children: int) -> list:
+        """``n_children`` new bit generators on the next children of :attr:`seed_seq`,
+        as ``numpy.random.BitGenerator.spawn``."""
+        return [type(self)(child) for child in self._spawner.spawn(n_children)]
+
+    def random_raw(self, size=None, output=True):
+        """64-bit draws, as ``numpy.random.BitGenerator.random_raw``: each the draw at
+        the next even position, as ``next_uint64`` takes it."""
+        with self.lock:
+            values, after = self.current().bits(1 if size is None else size, dtype=np.uint64)
+            self.move(after)
+        if not output:
+            return None
+        return int(values[0]) if size is None else values
+
+    def _unsupported(self, *args, **kwargs):
+        raise NotImplementedError("StreamBitGenerator has no ctypes or cffi interface; use "
+                                  "its capsule (as numpy.random.Generator does)")
+
+    ctypes = cffi = _ctypes = _cffi = property(_unsupported)
+    _benchmark = _unsupported
+
     def __reduce__(self):
-        return type(self), (self.stream,)
+        return type(self), (self.stream, self._spawner)
 
     def __repr__(self):
         return f"StreamBitGenerator({self.stream!r})"

@@ -4,7 +4,7 @@ import numpy as np
 
 from . import arrays, checks, distributions, sampling
 from .bitgen import StreamBitGenerator
-from .stream import Stream
+from .stream import Philox, Stream
 
 _P_SUM_TOLERANCE = np.sqrt(np.finfo(np.float64).eps)  # numpy's own
 
@@ -33,8 +33,11 @@ class Generator(np.random.Generator):
 
     Parameters
     ----------
-    stream : tandem.Stream
-        Where the draws start, for example ``tandem.Philox(seed)``.
+    stream : tandem.Stream, tandem.StreamBitGenerator or a seed
+        Where the draws start, for example ``tandem.Philox(seed)``; a bit
+        generator is used as it is (with its spawn count); anything else is
+        a seed of ``tandem.Philox`` (an integer, a sequence of integers, a
+        ``numpy.random.SeedSequence`` or None for fresh entropy).
 
     Examples
     --------
@@ -46,13 +49,21 @@ class Generator(np.random.Generator):
     True
     """
 
-    def __init__(self, stream: Stream):
-        if not isinstance(stream, Stream):
-            raise TypeError(f"stream must be a tandem Stream, got {type(stream).__name__}")
-        super().__init__(StreamBitGenerator(stream))
+    def __init__(self, stream=None):
+        if isinstance(stream, StreamBitGenerator):
+            bits = stream
+        else:
+            bits = StreamBitGenerator(stream if isinstance(stream, Stream) else Philox(stream))
+        super().__init__(bits)
 
     def __reduce__(self):
-        return type(self), (self.stream,)
+        return type(self), (self.bit_generator,)
+
+    def spawn(self, n_children: int) -> list:
+        """``n_children`` independent Generators, as ``numpy.random.Generator.spawn``:
+        child ``k`` (counting every child this Generator spawned) draws from
+        ``stream.sub("tandem.spawn").split(k)`` (``docs/spec.md``, Seeds)."""
+        return [type(self)(bits) for bits in self.bit_generator.spawn(n_children)]
 
     @property
     def stream(self) -> Stream:

@@ -19,6 +19,8 @@ import numpy as np
 from .core import bijections as _bij
 from .core import derivation as _der
 
+_ISeedSequence = np.random.bit_generator.ISeedSequence
+
 #: One past the last word of a lane.
 POSITION_LIMIT = 2**64
 _U64_LIMIT = 2**64
@@ -29,6 +31,36 @@ def _range_text(limit):
     if limit & (limit - 1) == 0:
         return f"[0, 2**{limit.bit_length() - 1})"
     return f"[0, 2**{(limit - 1).bit_length() - 1}]"
+
+
+def _seed_key(seed, key_words):
+    """The key words of ``seed`` (see ``docs/spec.md``, Seeds)."""
+    if isinstance(seed, np.ndarray) and seed.ndim == 0 and seed.dtype.kind in "iu":
+        seed = seed.item()
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
+        seed = _as_uint(seed, "seed", 2 ** (32 * key_words))
+        return tuple((seed >> (32 * i)) & 0xFFFFFFFF for i in range(key_words))
+    if seed is None:
+        seed = np.random.SeedSequence()
+    elif not isinstance(seed, _ISeedSequence):
+        seed = _seed_sequence(seed)
+    words = seed.generate_state(key_words, np.uint32)
+    return tuple(int(w) for w in words)
+
+
+def _seed_sequence(seed):
+    """``numpy.random.SeedSequence(seed)`` for a sequence of non-negative integers."""
+    if isinstance(seed, (str, bytes, bool, np.bool_, numbers.Number)) or (
+            np.ndim(seed) != 1 or len(seed) == 0):
+        raise TypeError("seed must be an integer, a non-empty sequence of integers, a "
+                        f"numpy SeedSequence or None, got {type(seed).__name__}")
+    for entry in seed:
+        if isinstance(entry, (bool, np.bool_)) or not isinstance(entry, numbers.Integral):
+            raise TypeError(f"seed: a sequence of integers, got an element of type "
+                            f"{type(entry).__name__}")
+        if entry < 0:
+            raise ValueError(f"seed: the integers must be non-negative, got {entry}")
+    return np.random.SeedSequence([int(entry) for entry in seed])
 
 
 def _as_uint(value, name, limit):
@@ -95,6 +127,19 @@ class Stream:
 
     Use :class:`Philox` or :class:`Threefry` to make one from a seed.
 
+    Parameters
+    ----------
+    seed : int, sequence of int, numpy.random.SeedSequence or None
+        An integer is the key itself (its little-endian 32-bit words); a
+        sequence of non-negative integers is ``SeedSequence(seed)``; a
+        ``SeedSequence`` gives the key words ``seed.generate_state(key_words,
+        uint32)``; None (the default) draws fresh entropy from the operating
+        system, as NumPy does, so two calls give different streams.
+    key : tuple of int, optional
+        The key words themselves, instead of a seed.
+    lane, position : int
+        The lane (default 0) and the position (default 0).
+
     Attributes
     ----------
     key : tuple of int
@@ -110,12 +155,11 @@ class Stream:
     key_words: int = 0
     rounds: int = 0
 
-    def __init__(self, seed=0, *, key=None, lane=0, position=0):
+    def __init__(self, seed=None, *, key=None, lane=0, position=0):
         if key is None:
-            seed = _as_uint(seed, "seed", 2 ** (32 * self.key_words))
-            key = tuple((seed >> (32 * i)) & 0xFFFFFFFF for i in range(self.key_words))
+            key = _seed_key(seed, self.key_words)
         else:
-            if seed != 0:
+            if seed is not None:
                 raise TypeError("give either seed or key, not both")
             key = tuple(_as_uint(k, "key word", 2**32) for k in key)
             if len(key) != self.key_words:
@@ -305,10 +349,21 @@ class Stream:
 
 
 class Philox(Stream):
-    """A Philox4x32-10 stream; ``seed`` in ``[0, 2**64)`` is the key ``(lo32, hi32)``.
+    """A Philox4x32-10 stream; an integer ``seed`` in ``[0, 2**64)`` is the key
+    ``(lo32, hi32)`` (for other seeds see :class:`Stream`).
 
     Same words as cuRAND's Philox4_32_10 device API with ``curand_init(seed,
     lane, position)``.
+
+    Examples
+    --------
+    >>> import numpy as np, tandem
+    >>> tandem.Philox(7).key
+    (7, 0)
+    >>> tandem.Philox(np.random.SeedSequence(7)) == tandem.Philox([7])
+    True
+    >>> tandem.Philox() == tandem.Philox()  # fresh entropy each time
+    False
     """
 
     __slots__ = ()
@@ -318,8 +373,15 @@ class Philox(Stream):
 
 
 class Threefry(Stream):
-    """A Threefry4x32-20 stream; ``seed`` in ``[0, 2**128)`` gives the key's four
-    little-endian 32-bit words."""
+    """A Threefry4x32-20 stream; an integer ``seed`` in ``[0, 2**128)`` gives the
+    key's four little-endian 32-bit words (for other seeds see :class:`Stream`).
+
+    Examples
+    --------
+    >>> import tandem
+    >>> tandem.Threefry(2**96 + 5).key
+    (5, 0, 0, 1)
+    """
 
     __slots__ = ()
     generator = _bij.THREEFRY
