@@ -63,7 +63,7 @@ def test_out_and_size_take_array_parameters_and_reference_agrees():
 
 
 @pytest.mark.parametrize("kwargs,error,match", [
-    ({"scale": np.array([1.0, -1.0])}, ValueError, "scale must be positive"),
+    ({"scale": np.array([1.0, -1.0])}, ValueError, "scale must be non-negative"),
     ({"scale": np.array([1.0, np.inf])}, ValueError, "scale must be finite"),
     ({"loc": np.array([np.nan])}, ValueError, "loc must be finite"),
     ({"loc": np.array(["a"])}, TypeError, "loc must hold real numbers"),

@@ -31,7 +31,7 @@ def test_compile_fills_every_kind_with_both_bijections(monkeypatch):
     fills instead of compiling them: CI compiles them in the other tests)."""
     import types
 
-    from tandem import distributions, kinds, warmup
+    from tandem import distributions, kinds, parametric, warmup
 
     from tandem.backends.cpu import LEAN_BELOW
 
@@ -44,6 +44,7 @@ def test_compile_fills_every_kind_with_both_bijections(monkeypatch):
         fill=lambda record, out, threads: saw("fill", record, out),
         addressed=lambda record, index, out, threads: saw("at", record, out))
     monkeypatch.setattr(distributions, "_backend", lambda name: recorder)
+    monkeypatch.setattr(parametric, "_backend", lambda name: recorder)
     warmup.compile_all(progress=False)
     assert seen == {(how, name, g, lean) for how in ("fill", "at") for name in kinds.KINDS
                     for g in (0, 1) for lean in (True, False)}

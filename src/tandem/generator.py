@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from . import arrays, checks, distributions, sampling
+from . import arrays, checks, distributions, parametric, sampling
 from .bitgen import StreamBitGenerator
 from .stream import Philox, Stream
 
@@ -24,7 +24,9 @@ class Generator(np.random.Generator):
     scikit-learn take it as a random state.  The methods defined here
     (``random``, ``integers``, ``bytes``, ``standard_normal``, ``normal``,
     ``standard_exponential``, ``exponential``, ``choice``, ``permutation``,
-    ``shuffle``) are tandem's rules: each call gives exactly what the same
+    ``shuffle``, ``uniform``, ``laplace``, ``logistic``, ``gumbel``,
+    ``standard_cauchy``, ``rayleigh``, ``weibull``, ``power``, ``triangular``,
+    ``lognormal``) are tandem's rules: each call gives exactly what the same
     ``Stream`` fill gives (cut-invariant, addressable, the same bits on the
     GPU).  The others are NumPy's algorithms on the stream's words: the same
     on any CPU, but not tandem's rules.  Every call moves the stream on past
@@ -169,3 +171,50 @@ class Generator(np.random.Generator):
         if not isinstance(x, np.ndarray):
             raise TypeError(f"x must be a numpy.ndarray, got {type(x).__name__}")
         self._draw(sampling.shuffle, np.moveaxis(x, _axis(axis, x.ndim), 0))
+
+    # -- laws whose parameters broadcast (tandem.parametric) -------------------
+
+    def _law(self, name, *params, size=None):
+        return self._draw(parametric.fill, name, *params, size=size)
+
+    def uniform(self, low=0.0, high=1.0, size=None):
+        """Floats in ``[low, high)``, as ``numpy.random.Generator.uniform``:
+        ``low + (high - low) u`` with one rounding, ``u`` from ``random``."""
+        return self._law("uniform", low, high, size=size)
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        """Laplace variates, as ``numpy.random.Generator.laplace``."""
+        return self._law("laplace", loc, scale, size=size)
+
+    def logistic(self, loc=0.0, scale=1.0, size=None):
+        """Logistic variates, as ``numpy.random.Generator.logistic``."""
+        return self._law("logistic", loc, scale, size=size)
+
+    def gumbel(self, loc=0.0, scale=1.0, size=None):
+        """Gumbel variates, as ``numpy.random.Generator.gumbel``."""
+        return self._law("gumbel", loc, scale, size=size)
+
+    def standard_cauchy(self, size=None):
+        """Standard Cauchy variates, as ``numpy.random.Generator.standard_cauchy``."""
+        return self._law("standard_cauchy", size=size)
+
+    def rayleigh(self, scale=1.0, size=None):
+        """Rayleigh variates, as ``numpy.random.Generator.rayleigh``."""
+        return self._law("rayleigh", scale, size=size)
+
+    def weibull(self, a, size=None):
+        """Weibull variates of shape ``a``, as ``numpy.random.Generator.weibull``."""
+        return self._law("weibull", a, size=size)
+
+    def power(self, a, size=None):
+        """Power-law variates on ``[0, 1]``, as ``numpy.random.Generator.power``."""
+        return self._law("power", a, size=size)
+
+    def triangular(self, left, mode, right, size=None):
+        """Triangular variates, as ``numpy.random.Generator.triangular``."""
+        return self._law("triangular", left, mode, right, size=size)
+
+    def lognormal(self, mean=0.0, sigma=1.0, size=None):
+        """Log-normal variates, as ``numpy.random.Generator.lognormal``: ``exp`` of
+        ``normal(mean, sigma)``'s values, element for element."""
+        return self._law("lognormal", mean, sigma, size=size)

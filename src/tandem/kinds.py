@@ -37,6 +37,18 @@ from . import checks, oracle
 from .core.addressing import join64
 from .core.choice import alias_index
 from .core.fmath import fma
+from .core.inversion import (
+    cauchy_standard,
+    exp_wide64,
+    gumbel_standard,
+    laplace_standard,
+    logistic_standard,
+    open_uniform64,
+    power_standard,
+    rayleigh_standard,
+    triangular_standard,
+    weibull_standard,
+)
 from .core.fmath32 import fma32
 from .core.normal import FAST_TABLE, normal64_fast_table, normal64_miss_table, normal_pair
 from .core.uniform import (
@@ -87,6 +99,8 @@ class Real:
         The argument's name, as the error messages give it.
     positive : bool
         Whether the value (after rounding to the output's dtype) must be > 0.
+    nonnegative : bool
+        Whether it must be >= 0.
     bound : float
         The largest magnitude, as a fraction of ``finfo(dtype).max``, that
         keeps every value of the fill finite.
@@ -95,6 +109,7 @@ class Real:
     name: str
     positive: bool = False
     bound: float = 0.5
+    nonnegative: bool = False
 
     def check(self, value, dtype: np.dtype) -> float:
         """``value`` rounded to ``dtype`` (as a float), or a ``TypeError`` /
@@ -109,6 +124,8 @@ class Real:
         if self.positive and not rounded > 0:
             raise ValueError(f"{self.name} must be positive in {dtype}, got {value}"
                              + (f" (it rounds to {rounded})" if rounded != value else ""))
+        if self.nonnegative and not rounded >= 0:
+            raise ValueError(f"{self.name} must be non-negative, got {value}")
         return rounded
 
     def check_array(self, values, dtype: np.dtype, xp=np):
@@ -129,11 +146,14 @@ class Real:
         if self.positive and not bool((rounded > 0).all()):
             raise ValueError(f"{self.name} must be positive in {dtype}, got an element "
                              f"{float(rounded.min())} after rounding")
+        if self.nonnegative and not bool((rounded >= 0).all()):
+            raise ValueError(f"{self.name} must be non-negative, got an element "
+                             f"{float(rounded.min())}")
         return rounded
 
 
 LOC = Real("loc", bound=0.5)
-SCALE = Real("scale", positive=True, bound=1 / (2 * STANDARD_BOUND))
+SCALE = Real("scale", nonnegative=True, bound=1 / (2 * STANDARD_BOUND))
 
 
 def float_word(value: float) -> int:
@@ -367,6 +387,58 @@ def map_choice(lo, hi, params, table):
     return alias_index(lo, hi, params[0], table), True
 
 
+def located(x, params):
+    """``fma(x, scale, loc)`` with ``(scale, loc)`` the first two parameter words."""
+    return fma(x, as_float(params[0]), as_float(params[1]))
+
+
+def open_draw(lo, hi):
+    """The open uniform of the 64-bit draw ``(lo, hi)``."""
+    return open_uniform64(join64(lo, hi))
+
+
+def map_uniform_range64(lo, hi, params, table):
+    return located(uniform64(lo, hi, _ZERO), params), True
+
+
+def map_laplace64(lo, hi, params, table):
+    return located(laplace_standard(open_draw(lo, hi)), params), True
+
+
+def map_logistic64(lo, hi, params, table):
+    return located(logistic_standard(open_draw(lo, hi)), params), True
+
+
+def map_gumbel64(lo, hi, params, table):
+    return located(gumbel_standard(open_draw(lo, hi)), params), True
+
+
+def map_cauchy64(lo, hi, params, table):
+    return cauchy_standard(open_draw(lo, hi)), True
+
+
+def map_rayleigh64(lo, hi, params, table):
+    return rayleigh_standard(open_draw(lo, hi)) * as_float(params[0]), True
+
+
+def map_weibull64(lo, hi, params, table):
+    return weibull_standard(open_draw(lo, hi), as_float(params[0])), True
+
+
+def map_power64(lo, hi, params, table):
+    return power_standard(open_draw(lo, hi), as_float(params[0])), True
+
+
+def map_triangular64(lo, hi, params, table):
+    return triangular_standard(open_draw(lo, hi), as_float(params[0]), as_float(params[1]),
+                               as_float(params[2])), True
+
+
+def map_lognormal64(lo, hi, params, table):
+    z, accepted = normal64_fast_table(lo, hi, table)
+    return exp_wide64(located(z, params)), accepted
+
+
 # -- retries ----------------------------------------------------------------------
 
 def retry_integers32(generator, c0, c1, c2, c3, g, lo, hi, params, table):
@@ -380,6 +452,11 @@ def retry_integers64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
 def retry_normal64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
     z = normal64_miss_table(generator, c0, c1, c2, c3, g, lo, hi, table)
     return fma(z, as_float(params[0]), as_float(params[1]))
+
+
+def retry_lognormal64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
+    z = normal64_miss_table(generator, c0, c1, c2, c3, g, lo, hi, table)
+    return exp_wide64(located(z, params))
 
 
 def never_retried32(generator, c0, c1, c2, c3, g, lo, hi, params, table):
@@ -438,12 +515,26 @@ KINDS = {kind.name: kind for kind in (
               retry_exponential32_zig, EXPONENTIAL32_TABLE, ziggurat_exponential32,
               FAST_WORDS32),
     Kind("choice", 2, map_choice, oracle.choice, staged=True, persistent=False),
+    # By inversion of one open uniform (tandem.core.inversion), f64.
+    Kind("uniform_range64", 2, map_uniform_range64, oracle.uniform_range64),
+    Kind("laplace64", 2, map_laplace64, oracle.laplace64),
+    Kind("logistic64", 2, map_logistic64, oracle.logistic64),
+    Kind("gumbel64", 2, map_gumbel64, oracle.gumbel64),
+    Kind("cauchy64", 2, map_cauchy64, oracle.cauchy64),
+    Kind("rayleigh64", 2, map_rayleigh64, oracle.rayleigh64),
+    Kind("weibull64", 2, map_weibull64, oracle.weibull64),
+    Kind("power64", 2, map_power64, oracle.power64),
+    Kind("triangular64", 2, map_triangular64, oracle.triangular64),
+    # exp of the f64 normal, misses and all: lognormal(m, s) is exp of normal(m, s).
+    Kind("lognormal64", 2, map_lognormal64, oracle.lognormal64, retry_lognormal64,
+         oracle.lognormal64_miss, "tandem.normal64", FAST_TABLE, _normal64_tables.MISS_RATE,
+         deferred=True, staged=True, shared_words=2 * _normal64_tables.LAYERS),
 )}
 
 
 def functions():
     """Every map and retry of the registry (what a compiled backend registers)."""
-    found = {as_float, as_float32}
+    found = {as_float, as_float32, located, open_draw}
     for kind in KINDS.values():
         found.update(fn for fn in (kind.value_map, kind.retry, kind.pair_map)
                      if fn is not None)

@@ -192,6 +192,93 @@ def choice(d, params, table):
     return (column if within >> 32 < entry >> 32 else entry & 0xFFFFFFFF), True
 
 
+# -- by inversion of the open uniform -------------------------------------------------
+
+def _v(d):
+    """The open uniform ``(2 (d >> 12) + 1) / 2**53`` of a 64-bit draw."""
+    return ((d >> 12) * 2 + 1) * 2.0**-53
+
+
+def _log(x):
+    return float(fmath.log64(x))
+
+
+def _exp(x):
+    """``e**x``: exp64 on [-708, 709], exp64(x / 2) squared (one fma) outside."""
+    if -708.0 <= x <= 709.0:
+        return float(fmath.exp64(x))
+    if x > 709.782712893384:
+        return np.inf
+    if x < -745.2:
+        return 0.0
+    half = fmath.exp64(x * 0.5)
+    return float(fmath.fma(half, half, 0.0))
+
+
+@_elementwise
+def uniform_range64(d, params, table):
+    return _scaled_normal((d >> 11) * 2.0**-53, params), True
+
+
+@_elementwise
+def laplace64(d, params, table):
+    v = _v(d)
+    x = _log(2.0 * v) if v < 0.5 else 0.0 - _log(2.0 * (1.0 - v))
+    return _scaled_normal(x, params), True
+
+
+@_elementwise
+def logistic64(d, params, table):
+    v = _v(d)
+    return _scaled_normal(_log(v) - _log(1.0 - v), params), True
+
+
+@_elementwise
+def gumbel64(d, params, table):
+    return _scaled_normal(0.0 - _log(0.0 - _log(_v(d))), params), True
+
+
+@_elementwise
+def cauchy64(d, params, table):
+    s, c = fmath.sincos2pi64(_v(d) / 2)
+    return float(c) / float(s), True
+
+
+@_elementwise
+def rayleigh64(d, params, table):
+    return float(np.sqrt(-2.0 * _log(_v(d)))) * _as_float(params[0]), True
+
+
+@_elementwise
+def weibull64(d, params, table):
+    a = _as_float(params[0])
+    return (0.0 if a == 0.0 else _exp(_log(0.0 - _log(_v(d))) / a)), True
+
+
+@_elementwise
+def power64(d, params, table):
+    return _exp(_log(_v(d)) / _as_float(params[0])), True
+
+
+@_elementwise
+def triangular64(d, params, table):
+    left, mode, right = (_as_float(p) for p in params)
+    v = _v(d)
+    if v * (right - left) <= mode - left:
+        return left + float(np.sqrt(v * (mode - left) * (right - left))), True
+    return right - float(np.sqrt((1.0 - v) * (right - mode) * (right - left))), True
+
+
+@_elementwise
+def lognormal64(d, params, table):
+    x, accepted = _normal64_fast(d)
+    return _exp(_scaled_normal(x, params)), accepted
+
+
+def lognormal64_miss(record, d):
+    return _exp(normal64_miss(record, d))
+
+
 # -- the ziggurats ------------------------------------------------------------------
 # Each: (draw -> (layer, negative, m)), the fast value m * W[layer] in the
 # output's precision, and m < K[layer].

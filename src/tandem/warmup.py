@@ -56,13 +56,14 @@ def compile_all(progress=True) -> float:
     """
     import tandem
 
-    from . import _progress, distributions
+    from . import _progress, distributions, parametric
     from .backends.cpu import LEAN_BELOW
 
     table = tandem.AliasTable([1.0, 2.0])
     start = time.perf_counter()
     streams = (tandem.Philox(0), tandem.Threefry(0))
-    with _progress.bar(len(CALLS) * len(streams), "compiling tandem's kernels", progress) as bar:
+    total = (len(CALLS) + len(parametric.LAWS)) * len(streams)
+    with _progress.bar(total, "compiling tandem's kernels", progress) as bar:
         for name, args, kwargs in CALLS:
             args = (table,) if args == "table" else args
             for stream in streams:
@@ -71,4 +72,15 @@ def compile_all(progress=True) -> float:
                     getattr(distributions, f"{name}_at")(stream, np.arange(n), *args,
                                                          **kwargs)
                 bar.update(1)
+        for name, law in parametric.LAWS.items():
+            params = _PARAMETERS.get(name, (1.0,) * len(law.parameters))
+            for stream in streams:
+                for n in (1, LEAN_BELOW):
+                    parametric.fill(stream, name, *params, size=n)
+                    parametric.at(stream, name, np.arange(n), *params)
+                bar.update(1)
     return time.perf_counter() - start
+
+
+#: Parameters of the laws where ones will not do.
+_PARAMETERS = {"uniform": (0.0, 1.0), "triangular": (0.0, 0.5, 1.0)}

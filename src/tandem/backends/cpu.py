@@ -175,8 +175,30 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
                 value = retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
             out[i] = value
 
+    # Elements with parameters of their own: element index[i], with the
+    # parameter words each[i], into out[i].
+    @njit(parallel=True, cache=True)
+    def each_addressed(out, index, each, generator, k0, k1, k2, k3, lane, start, table,
+                       r0, r1, r2, r3):
+        for i in prange(out.size):
+            w = start + U64(width) * index[i]
+            params = (each[i, 0], each[i, 1], each[i, 2])
+            out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
+
+    @njit(cache=True)
+    def lean_each_addressed(out, index, each, generator, k0, k1, k2, k3, lane, start, table,
+                            r0, r1, r2, r3):
+        for i in range(out.size):
+            w = start + U64(width) * index[i]
+            x0, x1, x2, x3 = lean_block(generator, k0, k1, k2, k3, lane, w >> U64(2))
+            params = (each[i, 0], each[i, 1], each[i, 2])
+            value, accepted, lo, hi = lean_draw(x0, x1, x2, x3, w & U64(3), params, table)
+            if retry is not None and not accepted:
+                value = retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
+            out[i] = value
+
     return Kernels(parallel.guarded(fill), parallel.guarded(addressed), lean_fill,
-                   lean_addressed)
+                   lean_addressed, parallel.guarded(each_addressed), lean_each_addressed)
 
 
 class Kernels(NamedTuple):
@@ -185,13 +207,16 @@ class Kernels(NamedTuple):
     ``fill`` and ``addressed`` vectorise and run on every thread;
     ``lean_fill`` and ``lean_addressed`` are serial loops that call their block
     function and map, which compile in a fraction of the time (the values are
-    the same).
+    the same).  ``each_addressed`` and ``lean_each_addressed`` compute elements
+    with parameters of their own.
     """
 
     fill: Callable
     addressed: Callable
     lean_fill: Callable
     lean_addressed: Callable
+    each_addressed: Callable
+    lean_each_addressed: Callable
 
 
 # Fills of fewer elements take the lean kernels: their first call compiles in
@@ -264,6 +289,20 @@ def fill(record, out, threads=None):
     threads = _serial_below(2 * _CHUNK_BLOCKS * 4 // record.width, threads, out.size)
     with _threads(threads):
         kernels.fill(out, *_args(record))
+
+
+def addressed_each(record, index, each, out, threads=None):
+    """Write element ``index[i]`` of ``record``'s fill into ``out[i]``, with the
+    parameter words ``each[i]`` (a C-ordered ``(n, 3)`` uint64 array) in place
+    of ``record.params``."""
+    kernels = _kernels(record.kind, record.generator)
+    args = _args(record)
+    args = args[:7] + args[8:]  # without the scalar parameters
+    if out.size < LEAN_BELOW:
+        kernels.lean_each_addressed(out, index, each, *args)
+        return
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
+        kernels.each_addressed(out, index, each, *args)
 
 
 def addressed(record, index, out, threads=None):

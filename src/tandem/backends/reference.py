@@ -5,6 +5,8 @@ and each kind's :attr:`~tandem.kinds.Kind.oracle` maps them.  The CPU and
 GPU backends must agree with it bit for bit.
 """
 
+import dataclasses
+
 import numpy as np
 
 from .. import oracle
@@ -68,3 +70,11 @@ def fill(record, out, threads=None):
 def addressed(record, index, out, threads=None):
     """Write element ``index[i]`` of ``record``'s fill into ``out[i]``."""
     _elements(record, index, out)
+
+
+def addressed_each(record, index, each, out, threads=None):
+    """Write element ``index[i]`` of ``record``'s fill into ``out[i]``, with the
+    parameter words ``each[i]``."""
+    for i in range(out.size):
+        params = tuple(int(p) for p in each[i])
+        _elements(dataclasses.replace(record, params=params), index[i:i + 1], out[i:i + 1])

@@ -1,0 +1,107 @@
+"""Distributions by inversion of one open uniform: the f64 rules of ``docs/spec.md``.
+
+Each takes ``v``, the open uniform of a 64-bit draw ``d``
+(:func:`open_uniform64`), and returns the standard variate (location 0,
+scale 1, or the distribution's own shape).  ``v`` lies strictly inside
+``(0, 1)`` on a grid symmetric about 1/2, so ``1 - v``, ``2 v`` and
+``2 (1 - v)`` are exact and no rule meets ``log(0)`` or a pole.
+
+Only ``+ - * /``, ``sqrt`` (correctly rounded on every target) and the
+functions of :mod:`tandem.core.fmath`, under its rule that a rounded
+product never feeds a sum; so the same bits on every target and as plain
+Python.
+
+Guaranteed across versions: each function's output for each input.
+"""
+
+import math
+
+import numpy as np
+
+from .bijections import U64
+from .fmath import exp64, fma, log64, sincos2pi64
+
+_ONE, _TWELVE = U64(1), U64(12)
+_HALF_ULP = 2.0**-53
+# exp64 is exact to 1 ulp on [-708, 709]; beyond, e**x is exp(x / 2) squared.
+_EXP_LOW, _EXP_HIGH = -708.0, 709.0
+_EXP_OVERFLOW = 709.782712893384  # above log(max float64): inf
+_EXP_UNDERFLOW = -745.2  # below log(the least subnormal / 2): 0
+
+
+def open_uniform64(d):
+    """``(2 (d >> 12) + 1) / 2**53``: the open uniform of the 64-bit draw ``d``.
+
+    Its values are the odd multiples of ``2**-53`` in ``(0, 1)``, each with
+    probability ``2**-52``; ``1 - v`` is another of them, exactly.
+    """
+    return np.float64(((d >> _TWELVE) << _ONE) | _ONE) * _HALF_ULP
+
+
+def exp_wide64(x):
+    """``e**x`` for every float64 ``x`` but NaN: :func:`tandem.core.fmath.exp64`
+    on ``[-708, 709]`` (1 ulp), ``exp64(x / 2)`` squared outside it (2 ulp,
+    subnormals rounded once more), ``inf`` above ``709.7827...`` and ``0``
+    below ``-745.2``."""
+    if x > _EXP_HIGH or x < _EXP_LOW:
+        if x > _EXP_OVERFLOW:
+            return np.float64(np.inf)
+        if x < _EXP_UNDERFLOW:
+            return np.float64(0.0)
+        half = exp64(x * 0.5)
+        return fma(half, half, 0.0)
+    return exp64(x)
+
+
+def laplace_standard(v):
+    """``log(2 v)`` below 1/2, ``-log(2 (1 - v))`` above: Laplace(0, 1)."""
+    if v < 0.5:
+        return log64(v * 2.0)
+    return 0.0 - log64((1.0 - v) * 2.0)
+
+
+def logistic_standard(v):
+    """``log(v) - log(1 - v)``: logistic(0, 1)."""
+    return log64(v) - log64(1.0 - v)
+
+
+def gumbel_standard(v):
+    """``-log(-log v)``: Gumbel(0, 1), the maximum's extreme-value law."""
+    return 0.0 - log64(0.0 - log64(v))
+
+
+def cauchy_standard(v):
+    """``cos(π v) / sin(π v)``: Cauchy(0, 1) (``sin(π v) > 0`` on the grid of ``v``)."""
+    s, c = sincos2pi64(v * 0.5)
+    return c / s
+
+
+def rayleigh_standard(v):
+    """``sqrt(-2 log v)``: Rayleigh with scale 1."""
+    return math.sqrt(log64(v) * -2.0)
+
+
+def weibull_standard(v, a):
+    """``(-log v) ** (1 / a)`` as ``exp(log(-log v) / a)``; 0 when ``a`` is 0."""
+    if a == 0.0:
+        return np.float64(0.0)
+    return exp_wide64(log64(0.0 - log64(v)) / a)
+
+
+def power_standard(v, a):
+    """``v ** (1 / a)`` as ``exp(log(v) / a)``: the power law on ``[0, 1]``."""
+    return exp_wide64(log64(v) / a)
+
+
+def triangular_standard(v, left, mode, right):
+    """The inverse distribution function of the triangle ``(left, mode, right)``.
+
+    With ``base = right - left``: ``left + sqrt(v (mode - left) base)`` where
+    ``v`` is at most ``(mode - left) / base``, else ``right - sqrt((1 - v)
+    (right - mode) base)``, each difference rounded once.
+    """
+    base = right - left
+    rise = mode - left
+    if v * base <= rise:
+        return left + math.sqrt(v * rise * base)
+    return right - math.sqrt((1.0 - v) * (right - mode) * base)

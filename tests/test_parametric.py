@@ -1,0 +1,173 @@
+"""The laws of tandem.parametric: the contract's properties, broadcasting, and
+goodness of fit against SciPy.
+
+The statistical tests are deterministic (fixed streams); each states its
+false-alarm rate, the chance that it fails for a correct sampler on a
+random stream: ``ALPHA`` for every p-value, and about ``2 * norm.sf(5)`` =
+6e-7 for every 5-sigma moment check.
+"""
+
+from unittest import mock
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import tandem
+from tandem import Generator, parametric
+from tandem.backends import cpu
+
+ALPHA = 1e-6
+N = 1 << 16
+ROOT = tandem.Philox(20261201).sub("tests.parametric")
+
+# name -> (parameters, the SciPy distribution with those parameters)
+LAWS = {
+    "uniform": ((-2.0, 3.0), stats.uniform(-2.0, 5.0)),
+    "laplace": ((1.0, 2.0), stats.laplace(1.0, 2.0)),
+    "logistic": ((-1.0, 0.5), stats.logistic(-1.0, 0.5)),
+    "gumbel": ((0.5, 2.0), stats.gumbel_r(0.5, 2.0)),
+    "standard_cauchy": ((), stats.cauchy()),
+    "rayleigh": ((3.0,), stats.rayleigh(scale=3.0)),
+    "weibull": ((1.7,), stats.weibull_min(1.7)),
+    "power": ((2.5,), stats.powerlaw(2.5)),
+    "triangular": ((-1.0, 0.5, 3.0), stats.triang(0.375, -1.0, 4.0)),
+    "lognormal": ((0.3, 0.8), stats.lognorm(0.8, scale=np.exp(0.3))),
+}
+
+
+def law_fill(stream, name, n, **kw):
+    return parametric.fill(stream, name, *LAWS[name][0], size=n, **kw)[0]
+
+
+def test_every_law_is_a_generator_method_and_has_a_test():
+    assert set(LAWS) == set(parametric.LAWS)
+    for name in LAWS:
+        assert callable(getattr(Generator, name))
+
+
+@pytest.mark.parametrize("name", sorted(LAWS))
+def test_cut_anywhere_equals_whole_and_the_reference(name):
+    stream = ROOT.sub(name).at(3)
+    whole = law_fill(stream, name, 1100)  # the vectorised kernels
+    assert np.array_equal(whole, law_fill(stream, name, 1100, backend="reference"))
+    head, after = parametric.fill(stream, name, *LAWS[name][0], size=37)
+    tail = law_fill(after, name, 1100 - 37)  # the lean kernels
+    assert np.array_equal(whole, np.concatenate([head, tail]))
+    assert after.position == 4 + 2 * 37
+
+
+@pytest.mark.parametrize("name", sorted(set(LAWS) - {"standard_cauchy"}))
+def test_array_parameters_equal_scalar_ones(name):
+    params = LAWS[name][0]
+    stream = ROOT.sub("arrays").sub(name)
+    scalar = law_fill(stream, name, (4, 3))
+    # The vectorised kernels of two laws (each kernel costs a compile).
+    for which in ("lean", "vectorised") if name in ("laplace", "lognormal") else ("lean",):
+        # Each parameter broadcast along another axis.
+        shaped = [np.full((4, 1) if i % 2 else (3,), p) for i, p in enumerate(params)]
+        with mock.patch.object(cpu, "LEAN_BELOW", 2**63 if which == "lean" else 0):
+            each, after = parametric.fill(stream, name, *shaped, size=(4, 3))
+        assert np.array_equal(each, scalar)
+        assert after.position == 2 * 12
+    # Without size the parameters give the shape; element i uses its own.
+    varied = [np.array([p, p + 0.5]) if p else p for p in params]
+    if name == "triangular":
+        varied = [np.array([-1.0, -2.0]), 0.5, 3.0]
+    values, _ = parametric.fill(stream, name, *varied)
+    assert values.shape == (2,)
+    second = [v[1] if np.ndim(v) else v for v in varied]
+    assert values[1] == parametric.fill(stream, name, *second, size=2)[0][1]
+
+
+def test_the_threefry_kernels_too():
+    stream = tandem.Threefry(5).sub("laplace")
+    whole = law_fill(stream, "laplace", 1100)
+    assert np.array_equal(whole, law_fill(stream, "laplace", 1100, backend="reference"))
+
+
+@pytest.mark.parametrize("name", sorted(LAWS))
+def test_fits_scipy(name):
+    params, law = LAWS[name]
+    x = law_fill(ROOT.sub("fit").sub(name), name, N)
+    assert x.dtype == np.float64 and np.isfinite(x).all()
+    assert stats.kstest(x, law.cdf).pvalue > ALPHA
+    mean, var = law.stats()
+    if np.isfinite(var):
+        assert abs(x.mean() - mean) < 5 * np.sqrt(var / N)
+        # The variance's standard error, from the fourth central moment.
+        m4 = law.moment(4) - 4 * mean * law.moment(3) + 6 * mean**2 * law.moment(2) - 3 * mean**4
+        assert abs(x.var() - var) < 5 * np.sqrt((m4 - var**2) / N)
+
+
+def test_lognormal_is_exp_of_the_normal():
+    stream = ROOT.sub("lognormal")
+    x = law_fill(stream, "lognormal", 30000)  # elements 29254 ... miss into the tail
+    z, _ = stream.normal(30000, loc=0.3, scale=0.8)
+    np.testing.assert_allclose(x, np.exp(z), rtol=4e-16)
+
+
+def test_extreme_parameters_stay_in_the_support():
+    g = Generator(ROOT.sub("extremes"))
+    assert (g.weibull(0.0, 10) == 0).all() and np.isinf(g.weibull(1e-3, 1000)).any()
+    assert ((g.power(1e-3, 1000) >= 0) & (g.power(1e3, 1000) <= 1)).all()
+    assert (g.laplace(2.0, 0.0, 5) == 2.0).all() and (g.lognormal(0.0, 0.0, 5) == 1.0).all()
+    x = g.uniform(5.0, 5.0, 5)
+    assert (x == 5.0).all()
+    assert np.isfinite(g.standard_cauchy(N)).all()
+    assert (g.triangular(0.0, 0.0, 1.0, 1000) >= 0).all()
+    assert (g.gumbel(0.0, 1.0, N) < 40).all()
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda g: g.laplace(0.0, -1.0), ValueError, "scale must be non-negative"),
+    (lambda g: g.laplace(0.0, [1.0, np.nan]), ValueError, "scale must be finite"),
+    (lambda g: g.uniform(-1e308, 1e308), OverflowError, "high - low overflows"),
+    (lambda g: g.uniform(0.0, np.inf), ValueError, "high must be finite"),
+    (lambda g: g.weibull([1.0, -1.0]), ValueError, "a must be non-negative"),
+    (lambda g: g.power(0.0), ValueError, "a must be positive"),
+    (lambda g: g.triangular(1.0, 0.0, 2.0), ValueError, "left must be at most mode"),
+    (lambda g: g.triangular(0.0, 3.0, 2.0), ValueError, "mode must be at most right"),
+    (lambda g: g.triangular(1.0, 1.0, 1.0), ValueError, "left must be below right"),
+    (lambda g: g.laplace([0.0, 1.0], 1.0, size=3), ValueError, "do not broadcast"),
+    (lambda g: g.rayleigh(np.ma.masked_array([1.0])), TypeError, "masked"),
+    (lambda g: g.gumbel("a"), TypeError, "loc"),
+])
+def test_bad_parameters_raise_before_any_draw(call, error, match):
+    g = Generator(ROOT)
+    with pytest.raises(error, match=match):
+        call(g)
+    assert g.stream == ROOT
+
+
+def test_unknown_law():
+    with pytest.raises(ValueError, match="no law named"):
+        parametric.fill(ROOT, "zeta", 2.0)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")  # the simulator's uint64 wraps
+@pytest.mark.parametrize("name", sorted(LAWS))
+def test_cuda_kernels_equal_the_cpu(name):
+    """In Numba's CUDA simulator (tests/conftest.py), or on a GPU with TANDEM_GPU=1."""
+    stream = ROOT.sub("cuda").at(1)
+    on_cuda, after = parametric.fill(stream, name, *LAWS[name][0], size=70, threads=32,
+                                     backend="cuda")
+    assert np.array_equal(on_cuda, law_fill(stream, name, 70))
+    assert after.position == 2 + 2 * 70
+
+
+@pytest.mark.parametrize("name", ["laplace", "triangular", "lognormal"])
+def test_elements_alone_equal_the_fill(name):
+    params = LAWS[name][0]
+    stream = ROOT.sub("at").at(5)
+    whole = law_fill(stream, name, 1200)
+    index = np.array([[1199, 0], [7, 600]])
+    assert np.array_equal(parametric.at(stream, name, index, *params), whole[index])
+    shaped = [np.full((2, 1), p) for p in params]
+    for which in ("lean", "vectorised"):
+        with mock.patch.object(cpu, "LEAN_BELOW", 2**63 if which == "lean" else 0):
+            assert np.array_equal(parametric.at(stream, name, index, *shaped), whole[index])
+    assert np.array_equal(parametric.at(stream, name, index, *shaped, backend="reference"),
+                          whole[index])
+    with pytest.raises(ValueError, match="do not broadcast"):
+        parametric.at(stream, name, [1, 2, 3], *[np.full(2, p) for p in params])
