@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 import tandem
+import tandem.parametric
 
 PEERS = {"PCG64": np.random.PCG64, "Philox": np.random.Philox, "SFC64": np.random.SFC64}
 KINDS = {
@@ -49,6 +50,25 @@ KINDS = {
                              lambda s, o, t: s.exponential(out=o, threads=t, method="inv"),
                              lambda g, o: g.standard_exponential(out=o, method="inv")),
 }
+# The laws of tandem.parametric against NumPy's methods of the same names;
+# both allocate their output (NumPy's methods take no out=).
+LAW_PARAMETERS = {"uniform": (-2.0, 3.0), "laplace": (1.0, 2.0), "logistic": (0.0, 1.0),
+                  "gumbel": (0.0, 1.0), "standard_cauchy": (), "rayleigh": (2.0,),
+                  "weibull": (1.5,), "power": (2.5,), "triangular": (0.0, 1.0, 3.0),
+                  "lognormal": (0.0, 1.0)}
+
+
+def _law_rows(name, params):
+    def ours(s, o, t):
+        tandem.parametric.fill(s, name, *params, size=o.size, threads=t)
+
+    def theirs(g, o):
+        getattr(g, name)(*params, size=o.size)
+
+    return np.float64, ours, theirs
+
+
+KINDS.update({name: _law_rows(name, params) for name, params in LAW_PARAMETERS.items()})
 CHOICE_CATEGORIES = 2**16
 
 

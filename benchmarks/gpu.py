@@ -108,6 +108,37 @@ def choice_rows(n32):
     }
 
 
+LAW_PARAMETERS = {"uniform": (-2.0, 3.0), "laplace": (1.0, 2.0), "logistic": (0.0, 1.0),
+                  "gumbel": (0.0, 1.0), "standard_cauchy": (), "rayleigh": (2.0,),
+                  "weibull": (1.5,), "power": (2.5,), "triangular": (0.0, 1.0, 3.0),
+                  "lognormal": (0.0, 1.0)}
+
+
+def law_rows(n64):
+    """tandem.parametric's f64 laws against CuPy's methods of the same names
+    (which allocate their output) and torch's in-place ones where it has them."""
+    from tandem import parametric
+
+    s = tandem.Philox(2024)
+    f64 = cp.empty(n64, cp.float64)
+    rows = {}
+    for name, params in LAW_PARAMETERS.items():
+        rows[f"law {name}: tandem"] = (f64, lambda name=name, params=params: parametric.fill(
+            s, name, *params, out=f64))
+        rows[f"law {name}: CuPy"] = (f64, lambda name=name, params=params: getattr(
+            cp.random, name)(*params, size=n64))
+    try:
+        import torch
+
+        t64 = torch.empty(n64, dtype=torch.float64, device="cuda")
+        rows["law uniform: torch"] = (f64, lambda: t64.uniform_(-2.0, 3.0))
+        rows["law standard_cauchy: torch"] = (f64, lambda: t64.cauchy_())
+        rows["law lognormal: torch"] = (f64, lambda: t64.log_normal_(0.0, 1.0))
+    except ImportError as error:
+        print(f"torch laws: skipped ({error})")
+    return rows
+
+
 def curand_rows(n32, n64):
     from cupy.cuda import curand
 
@@ -267,6 +298,7 @@ def main():
         except Exception as error:  # a missing peer is reported, not fatal
             print(f"{name}: skipped ({type(error).__name__}: {error})")
     rows.update(tandem_rows(n32, n64))
+    rows.update(law_rows(n64))
 
     device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     print(f"device: {device}; {4 * n32 / 2**30:.2f} GiB per fill; "

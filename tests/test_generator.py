@@ -100,3 +100,25 @@ def test_generator_is_numpys_and_libraries_take_it():
     x = stats.norm.rvs(size=4, random_state=tandem.Generator(tandem.Philox(8)))
     np.testing.assert_array_equal(x, tandem.Generator(tandem.Philox(8)).standard_normal(4))
     assert repr(g) == f"Generator({g.stream!r})"
+
+
+def test_numpy_behaviours_of_integers_and_shuffle():
+    g = tandem.Generator(tandem.Philox(8))
+    flags = g.integers(0, 2, 50, dtype=bool)
+    assert flags.dtype == np.bool_ and flags.any() and not flags.all()
+    assert g.integers(0, 0, size=0).shape == (0,) and g.integers(3, size=(2, 0)).shape == (2, 0)
+    # Array bounds broadcast; equal bounds give the scalar bounds' values.
+    s = g.stream
+    k = g.integers(np.full((2, 1), 3), [17, 17, 17])
+    assert k.shape == (2, 3)
+    np.testing.assert_array_equal(k.ravel(), tandem.Generator(s).integers(3, 17, 6))
+    wide = g.integers([0, -2**63], [10, 2**63], endpoint=False)
+    assert 0 <= wide[0] < 10
+    listed, array = list(range(9)), np.arange(9)
+    tandem.Generator(tandem.Philox(2)).shuffle(listed)
+    tandem.Generator(tandem.Philox(2)).shuffle(array)
+    assert listed == array.tolist() != list(range(9))
+    with pytest.raises(ValueError, match="bool range"):
+        g.integers(0, 3, dtype=bool)
+    with pytest.raises(TypeError, match="mutable sequence"):
+        g.shuffle((1, 2))

@@ -154,10 +154,18 @@ def random_at(stream, index, *, dtype=np.float64, interval="[0,1)", threads=None
 
 # -- bounded integers ----------------------------------------------------------
 
-def _integers(low, high, dtype, endpoint):
+def integer_dtype(dtype):
+    """``dtype`` as an integer dtype of native byte order, or the error NumPy gives."""
     dtype = checks.dtype(dtype)
+    if dtype.kind in "iu" and not dtype.isnative:
+        raise ValueError(f"dtype must have the native byte order, got {dtype}")
     if dtype not in _INTEGER_DTYPES:
         raise TypeError(f"dtype must be a signed or unsigned integer type, got {dtype}")
+    return dtype
+
+
+def _integers(low, high, dtype, endpoint):
+    dtype = integer_dtype(dtype)
     if high is None:
         low, high = 0, low
     low, high = checks.integer(low, "low"), checks.integer(high, "high")

@@ -1,5 +1,7 @@
 """``tandem.Generator``: a ``numpy.random.Generator`` whose named methods are tandem's rules."""
 
+import collections.abc
+
 import numpy as np
 
 from . import arrays, checks, distributions, parametric, sampling
@@ -14,6 +16,18 @@ def _axis(axis, ndim):
     if not -ndim <= axis < ndim:
         raise np.exceptions.AxisError(axis, ndim)
     return axis % ndim
+
+
+def _check_bool_range(low, high, endpoint):
+    """NumPy's bounds of a bool range: ``[0, 2)``, or ``[0, 1]`` with ``endpoint``."""
+    low, high = (0, low) if high is None else (low, high)
+    try:
+        low, high = np.asarray(low, dtype=object), np.asarray(high, dtype=object)
+        if np.any(low < 0) or np.any(high + int(bool(endpoint)) > 2):
+            raise ValueError("the bounds of a bool range must lie in [0, 2), or in [0, 1] "
+                             "with endpoint=True")
+    except TypeError:
+        raise TypeError("low and high must be integers") from None
 
 
 class Generator(np.random.Generator):
@@ -90,9 +104,25 @@ class Generator(np.random.Generator):
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """Integers in ``[low, high)`` (or ``[low, high]`` with ``endpoint``), as
-        ``numpy.random.Generator.integers``."""
-        return self._draw(distributions.integers, low, high, size, dtype=dtype,
-                          endpoint=endpoint)
+        ``numpy.random.Generator.integers``: array bounds broadcast, ``dtype``
+        may be ``bool`` (the values 0 and 1 of the integer rule), an empty
+        ``size`` returns an empty array whatever the range, and the Python
+        types ``int`` and ``bool`` as ``dtype`` give Python scalars."""
+        python_type = dtype if dtype in (int, bool) else None
+        dtype = checks.dtype(dtype)
+        shape = arrays.shape_of(size)
+        if shape is not None and 0 in shape:  # NumPy checks no bounds here either
+            return np.empty(shape, dtype=dtype if dtype == np.bool_ else
+                            distributions.integer_dtype(dtype))
+        wanted = dtype
+        if dtype == np.bool_:
+            _check_bool_range(low, high, endpoint)
+            dtype = np.dtype(np.uint8)
+        draw = parametric.integers if np.ndim(low) or np.ndim(high) else distributions.integers
+        values = self._draw(draw, low, high, size, dtype=dtype, endpoint=endpoint)
+        if wanted == np.bool_:
+            values = values.astype(np.bool_)
+        return python_type(values) if python_type is not None and np.ndim(values) == 0 else values
 
     def bytes(self, length):
         """``length`` random bytes, as ``numpy.random.Generator.bytes``."""
@@ -137,10 +167,14 @@ class Generator(np.random.Generator):
         sample comes in random order whatever ``shuffle`` says.
         """
         if p is not None:
+            arrays.refuse_masked(p, "p")
             try:
-                total = float(np.sum(np.asarray(p, dtype=np.float64)))
+                p = np.asarray(p, dtype=np.float64)
             except (TypeError, ValueError, OverflowError):
-                raise TypeError(f"p must be an array of real numbers, got {p!r:.60}") from None
+                raise ValueError(f"p must be an array of real numbers, got {p!r:.60}") from None
+            if np.isnan(p).any():
+                raise ValueError("probabilities p contain NaN")
+            total = float(np.sum(p))
             if abs(total - 1.0) > _P_SUM_TOLERANCE:
                 raise ValueError(f"probabilities p must sum to 1, got {total}")
         if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
@@ -152,6 +186,8 @@ class Generator(np.random.Generator):
         axis = _axis(axis, a.ndim)
         chosen = self._draw(sampling.sample, np.moveaxis(a, axis, 0), p, size,
                             replace=replace)
+        if axis == 0:
+            return chosen
         # The sampled dimensions come first; put them where ``axis`` was.
         k = chosen.ndim - (a.ndim - 1)
         order = [*range(k, k + axis), *range(k), *range(k + axis, chosen.ndim)]
@@ -163,14 +199,30 @@ class Generator(np.random.Generator):
         if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
             return self._draw(sampling.permutation, x)
         x = np.array(x)
+        if x.ndim == 0:
+            raise np.exceptions.AxisError("x must be an integer or have at least one dimension")
         self.shuffle(x, axis=axis)
         return x
 
     def shuffle(self, x, axis=0):
-        """Shuffle ``x`` in place along ``axis``, as ``numpy.random.Generator.shuffle``."""
-        if not isinstance(x, np.ndarray):
-            raise TypeError(f"x must be a numpy.ndarray, got {type(x).__name__}")
-        self._draw(sampling.shuffle, np.moveaxis(x, _axis(axis, x.ndim), 0))
+        """Shuffle ``x`` in place along ``axis``, as ``numpy.random.Generator.shuffle``.
+
+        ``x`` is an array or a mutable sequence (a list, say: only ``axis=0``);
+        either way its items go where ``permutation(len(x))`` sends them.
+        """
+        if isinstance(x, np.ndarray):
+            if x.ndim == 0:
+                raise TypeError("x must have at least one dimension")
+            self._draw(sampling.shuffle, np.moveaxis(x, _axis(axis, x.ndim), 0))
+            return
+        if not isinstance(x, collections.abc.MutableSequence):
+            raise TypeError(f"x must be a numpy.ndarray or a mutable sequence, got "
+                            f"{type(x).__name__}")
+        if axis != 0:
+            raise NotImplementedError("a sequence shuffles along axis 0 only; make it an "
+                                      "array for other axes")
+        order = self._draw(sampling.permutation, len(x))
+        x[:] = [x[i] for i in order]
 
     # -- laws whose parameters broadcast (tandem.parametric) -------------------
 

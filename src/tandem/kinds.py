@@ -100,7 +100,10 @@ class Real:
     positive : bool
         Whether the value (after rounding to the output's dtype) must be > 0.
     nonnegative : bool
-        Whether it must be >= 0.
+        Whether it must be >= 0 (and not -0.0, as NumPy's checks).
+    infinite_overflows : bool
+        An infinite value raises ``OverflowError`` (NumPy's for ranges), not
+        ``ValueError``.
     bound : float
         The largest magnitude, as a fraction of ``finfo(dtype).max``, that
         keeps every value of the fill finite.
@@ -110,6 +113,7 @@ class Real:
     positive: bool = False
     bound: float = 0.5
     nonnegative: bool = False
+    infinite_overflows: bool = False
 
     def check(self, value, dtype: np.dtype) -> float:
         """``value`` rounded to ``dtype`` (as a float), or a ``TypeError`` /
@@ -124,7 +128,7 @@ class Real:
         if self.positive and not rounded > 0:
             raise ValueError(f"{self.name} must be positive in {dtype}, got {value}"
                              + (f" (it rounds to {rounded})" if rounded != value else ""))
-        if self.nonnegative and not rounded >= 0:
+        if self.nonnegative and (not rounded >= 0 or math.copysign(1.0, rounded) < 0):
             raise ValueError(f"{self.name} must be non-negative, got {value}")
         return rounded
 
@@ -136,7 +140,8 @@ class Real:
             raise TypeError(f"{self.name} must hold real numbers, got dtype {values.dtype}")
         values = values.astype(np.float64)
         if not bool(xp.isfinite(values).all()):
-            raise ValueError(f"{self.name} must be finite, got a non-finite element")
+            error = OverflowError if self.infinite_overflows else ValueError
+            raise error(f"{self.name} must be finite, got a non-finite element")
         with np.errstate(over="ignore", under="ignore"):
             rounded = values.astype(dtype)
         limit = self.bound * float(np.finfo(dtype).max)
@@ -146,7 +151,7 @@ class Real:
         if self.positive and not bool((rounded > 0).all()):
             raise ValueError(f"{self.name} must be positive in {dtype}, got an element "
                              f"{float(rounded.min())} after rounding")
-        if self.nonnegative and not bool((rounded >= 0).all()):
+        if self.nonnegative and not bool(((rounded >= 0) & ~xp.signbit(rounded)).all()):
             raise ValueError(f"{self.name} must be non-negative, got an element "
                              f"{float(rounded.min())}")
         return rounded

@@ -17,8 +17,18 @@ from typing import Callable, Optional
 
 import numpy as np
 
+import numbers
+
 from . import arrays
-from .distributions import _backend, _check_stream, _check_threads, _run, _run_at, _spec
+from .distributions import (
+    _backend,
+    _check_stream,
+    _check_threads,
+    _run,
+    _run_at,
+    _spec,
+    integer_dtype,
+)
 from .kinds import KINDS, Real, resolve
 from .stream import POSITION_LIMIT
 
@@ -58,6 +68,8 @@ def _shape_only(a):
 
 
 def _finite_span(low, high):
+    if (high < low).any():
+        raise ValueError("high must be at least low")
     with np.errstate(over="ignore", invalid="ignore"):
         span = high - low
     if not np.isfinite(span).all():
@@ -77,7 +89,8 @@ _LOC, _SCALE = Real("loc"), Real("scale", nonnegative=True, bound=1 / 128)
 
 #: Every law, by the name of its ``numpy.random.Generator`` method.
 LAWS = {
-    "uniform": Law("uniform_range64", (Real("low", bound=1.0), Real("high", bound=1.0)),
+    "uniform": Law("uniform_range64", (Real("low", bound=1.0, infinite_overflows=True),
+                                       Real("high", bound=1.0, infinite_overflows=True)),
                    lambda low, high: (high - low, low, 0.0), _finite_span),
     "laplace": Law("laplace64", (_LOC, _SCALE), _located),
     "logistic": Law("logistic64", (_LOC, _SCALE), _located),
@@ -100,6 +113,8 @@ def _checked(law, values):
     checked = []
     for parameter, value in zip(law.parameters, values):
         arrays.refuse_masked(value, parameter.name)
+        if type(value) is not np.ndarray and isinstance(value, np.ndarray) and not value.ndim:
+            float(value)  # a 0-d subclass's own conversion, whose errors NumPy propagates
         if arrays.device_of(value) == "cuda":
             raise NotImplementedError(f"{parameter.name}: parameters on the GPU are not "
                                       "supported yet; pass host values")
@@ -176,13 +191,19 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
     ((2,), 4)
     """
     kind, words = _prepare(name, params)
-    shape = words[0].shape
-    if not shape:
+    if not words[0].shape:
         spec = _spec(kind.name, tuple(int(w) for w in words), _F64)
         return _run(stream, spec, size, out, threads, device, backend)
+    _host_only(device)
+    return _fill_each(stream, kind, words, size, out, _F64, threads, backend)
+
+
+def _fill_each(stream, kind, words, size, out, dtype, threads, backend):
+    """The fill of ``kind`` whose elements take their parameter words from the
+    broadcast ``words``: ``(values, next stream)``."""
     _check_stream(stream)
     _check_threads(threads)
-    _host_only(device)
+    shape = words[0].shape
     target_shape = out.shape if out is not None else arrays.shape_of(size)
     target_shape = shape if target_shape is None else tuple(target_shape)
     _fits(shape, target_shape, "out" if out is not None else "size")
@@ -192,7 +213,7 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
         if record.start + kind.width * n > POSITION_LIMIT:
             raise ValueError("size: the fill needs words past the end of the lane (2**64)")
 
-    target = arrays.output(None if out is not None else target_shape, out, _F64, "cpu",
+    target = arrays.output(None if out is not None else target_shape, out, dtype, "cpu",
                            check_count=check_lane)
     n = target.flat.size
     if n:
@@ -200,6 +221,56 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
             record, np.arange(n, dtype=np.uint64), _each(words, target_shape), target.flat,
             threads)
     return target.result(), stream.at(record.start + kind.width * n)
+
+
+def _integer_bounds(value, name):
+    """``value`` as an object array of Python ints (exact for any 64-bit bound)."""
+    arrays.refuse_masked(value, name)
+    # Lists as objects: NumPy would make floats of bounds past int64.
+    values = value if isinstance(value, np.ndarray) else np.array(value, dtype=object)
+    if values.dtype.kind not in "iu" and not (values.dtype == object and all(
+            isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+            for v in values.flat)):
+        raise TypeError(f"{name} must hold integers, got dtype {values.dtype}")
+    return values.astype(object)
+
+
+def integers(stream, low, high=None, size=None, *, dtype=np.int64, endpoint=False, out=None,
+             threads=None, backend=None):
+    """Integers in ``[low, high)`` with array bounds that broadcast: ``(values, next stream)``.
+
+    Each element is the rule of :func:`tandem.distributions.integers` with its
+    own bounds; the draw width (32 or 64 bits) is the widest any element
+    needs, so bounds that are all equal give the values of those bounds as
+    scalars.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> from tandem import parametric
+    >>> k, _ = parametric.integers(tandem.Philox(1), [0, 10], [5, 20])
+    >>> bool(0 <= k[0] < 5 and 10 <= k[1] < 20)
+    True
+    """
+    dtype = integer_dtype(dtype)
+    if high is None:
+        low, high = 0, low
+    low, high = _integer_bounds(low, "low"), _integer_bounds(high, "high")
+    if endpoint:
+        high = high + 1
+    low, high = np.broadcast_arrays(low, high)
+    if (low >= high).any():
+        raise ValueError("low must be below high" + (" (endpoint=True)" if endpoint else ""))
+    info = np.iinfo(dtype)
+    if (low < info.min).any() or (high - 1 > info.max).any():
+        raise ValueError(f"low and high must give ranges within dtype {dtype}")
+    span = high - low
+    wide = bool((span > 2**32).any()) if span.size else False
+    modulus = 2**64 if wide else 2**32
+    words = [np.array([int(v) % 2**64 for v in w.flat], dtype=np.uint64).reshape(w.shape)
+             for w in (low, span, modulus % span)]
+    kind = KINDS["integers64" if wide else "integers32"]
+    return _fill_each(stream, kind, words, size, out, dtype, threads, backend)
 
 
 def at(stream, name: str, index, *params, threads=None, device=None, backend=None):

@@ -9,7 +9,8 @@ scale 1, or the distribution's own shape).  ``v`` lies strictly inside
 Only ``+ - * /``, ``sqrt`` (correctly rounded on every target) and the
 functions of :mod:`tandem.core.fmath`, under its rule that a rounded
 product never feeds a sum; so the same bits on every target and as plain
-Python.
+Python.  Quotients are ``np.divide``, as in ``log64``: on the CPU ``/``
+carries a zero-divisor branch that stops a calling loop from vectorising.
 
 Guaranteed across versions: each function's output for each input.
 """
@@ -73,7 +74,7 @@ def gumbel_standard(v):
 def cauchy_standard(v):
     """``cos(π v) / sin(π v)``: Cauchy(0, 1) (``sin(π v) > 0`` on the grid of ``v``)."""
     s, c = sincos2pi64(v * 0.5)
-    return c / s
+    return np.divide(c, s)
 
 
 def rayleigh_standard(v):
@@ -85,12 +86,12 @@ def weibull_standard(v, a):
     """``(-log v) ** (1 / a)`` as ``exp(log(-log v) / a)``; 0 when ``a`` is 0."""
     if a == 0.0:
         return np.float64(0.0)
-    return exp_wide64(log64(0.0 - log64(v)) / a)
+    return exp_wide64(np.divide(log64(0.0 - log64(v)), a))
 
 
 def power_standard(v, a):
     """``v ** (1 / a)`` as ``exp(log(v) / a)``: the power law on ``[0, 1]``."""
-    return exp_wide64(log64(v) / a)
+    return exp_wide64(np.divide(log64(v), a))
 
 
 def triangular_standard(v, left, mode, right):
