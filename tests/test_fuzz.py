@@ -194,7 +194,7 @@ def test_exponential_scale_is_refused_by_name_or_gives_finite_values(scale, dtyp
     if result is not None:
         values = result[0]
         assert values.dtype == dtype and np.isfinite(values).all() and (values >= 0).all()
-        assert (values > 0).any()
+        assert (values > 0).any() or float(scale) == 0  # scale 0 gives zeros, as NumPy's
 
 
 @settings(max_examples=60)
@@ -270,7 +270,7 @@ GENERATOR_CALLS = {
     "choice p": (lambda g, v: g.choice(2, 3, p=v), "p", "weights"),
     "choice axis": (lambda g, v: g.choice(np.zeros((3, 2)), 2, axis=v), "axis"),
     "permutation": (lambda g, v: g.permutation(v), "x", "population", "size", "axis"),
-    "shuffle": (lambda g, v: g.shuffle(v), "x"),
+    "shuffle": (lambda g, v: g.shuffle(v) or "shuffled", "x"),  # None means refused
     "bytes": (lambda g, v: g.bytes(v), "length"),
 }
 

@@ -270,3 +270,31 @@ class Generator(np.random.Generator):
         """Log-normal variates, as ``numpy.random.Generator.lognormal``: ``exp`` of
         ``normal(mean, sigma)``'s values, element for element."""
         return self._law("lognormal", mean, sigma, size=size)
+
+    def standard_gamma(self, shape, size=None, dtype=np.float64, out=None):
+        """Gamma variates of scale 1, as ``numpy.random.Generator.standard_gamma``
+        (``tandem.core.gamma``); float32 values are the float64 rule's, rounded."""
+        dtype = distributions._real_dtype(dtype)
+        if out is not None:  # NumPy's checks of this method's out
+            if not isinstance(out, np.ndarray) or out.dtype != dtype:
+                raise TypeError(f"out must be a numpy.ndarray of dtype {dtype}")
+            if not out.flags.c_contiguous or not out.flags.writeable:
+                raise ValueError("out must be a writeable, C-contiguous array")
+        if dtype == np.float32:
+            values = self._law("standard_gamma", shape,
+                               size=out.shape if out is not None else size)
+            if out is None:
+                return np.float32(values) if np.ndim(values) == 0 else values.astype(
+                    np.float32)
+            out[...] = values
+            return out
+        return self._draw(parametric.fill, "standard_gamma", shape, size=size, out=out)
+
+    def gamma(self, shape, scale=1.0, size=None):
+        """Gamma variates, as ``numpy.random.Generator.gamma``: the value is the
+        standard rule's with ``scale`` folded into its last product."""
+        return self._law("gamma", shape, scale, size=size)
+
+    def chisquare(self, df, size=None):
+        """Chi-square variates, as ``numpy.random.Generator.chisquare``: ``gamma(df / 2, 2)``."""
+        return self._law("chisquare", df, size=size)

@@ -279,6 +279,87 @@ def lognormal64_miss(record, d):
     return _exp(normal64_miss(record, d))
 
 
+# -- gamma: a block an element ------------------------------------------------------
+
+def _blockwise(fn):
+    """A map of blocks from ``fn(d0, d1, params) -> (value, accepted)`` on the
+    block's two 64-bit draws."""
+    def value_map(d0, d1, params, table):
+        pairs = [fn(int(a), int(b), params) for a, b in zip(d0.ravel().tolist(),
+                                                             d1.ravel().tolist())]
+        values = np.array([v for v, _ in pairs], dtype=np.float64)
+        accepted = np.array([a for _, a in pairs], dtype=bool)
+        return values.reshape(d0.shape), accepted.reshape(d0.shape)
+
+    value_map.__name__ = value_map.__qualname__ = fn.__name__
+    return value_map
+
+
+def _marsaglia_tsang(z, u, d, c):
+    t = float(fmath.fma(c, z, 1.0))
+    if t <= 0.0:
+        return False, 0.0
+    v = float(fmath.fma(t * t, t, 0.0))
+    if u < fmath.fma((z * z) * (z * z), -0.0331, 1.0):
+        return True, v
+    bound = fmath.fma(d, (1.0 - v) + _log(v), fmath.fma(z * 0.5, z, 0.0))
+    return _log(u) < bound, v
+
+
+def _weibull_envelope(u, e, a, inv):
+    if u <= 1.0 - a:
+        x = _exp(_log(u) * inv)
+        return x <= e, x
+    y = 0.0 - _log(float(np.divide(1.0 - u, a)))
+    x = _exp(_log(float(fmath.fma(a, y, 1.0 - a))) * inv)
+    return x <= e + y, x
+
+
+@_blockwise
+def gamma64(d0, d1, params):
+    p, c, m = (_as_float(w) for w in params)
+    if c > 0.0:
+        z, fast = _normal64_fast(d0)
+        accepted, v = _marsaglia_tsang(z, _v(d1), p, c)
+        return m * v, fast and accepted
+    accepted, x = _weibull_envelope(_v(d0), 0.0 - _log(_v(d1)), p, -c)
+    return x * m, accepted
+
+
+def _draw64(record, g, w):
+    lo, hi = (words(record.generator, record.retry_key, g, np.array([w + j], np.uint64))[0]
+              for j in (0, 1))
+    return int(hi) << 32 | int(lo)
+
+
+def gamma64_miss(record, d):
+    d0, d1 = d
+    p, c, m = (_as_float(w) for w in record.params)
+    g = record.start
+    if c > 0.0:
+        z, fast = _normal64_fast(d0)
+        if not fast:
+            z = _normal_miss(zn64, _normal64_fast, 1024, 10, 11, True, continuation(record, g),
+                             d0)
+            accepted, v = _marsaglia_tsang(z, _v(d1), p, c)
+            if accepted:
+                return m * v
+    for r in itertools.count():
+        w = 2**62 + 8 * r  # blocks 2**60 + 2 r and 2**60 + 2 r + 1
+        if c > 0.0:
+            u1, u2 = _v(_draw64(record, g, w)), (_draw64(record, g, w + 2) >> 11) * 2.0**-53
+            s, co = fmath.sincos2pi64(u2)
+            z = float(np.sqrt(-2.0 * _log(u1))) * float(co)
+            accepted, v = _marsaglia_tsang(z, _v(_draw64(record, g, w + 4)), p, c)
+            if accepted:
+                return m * v
+        else:
+            e = 0.0 - _log(_v(_draw64(record, g, w + 6)))
+            accepted, x = _weibull_envelope(_v(_draw64(record, g, w + 4)), e, p, -c)
+            if accepted:
+                return x * m
+
+
 # -- the ziggurats ------------------------------------------------------------------
 # Each: (draw -> (layer, negative, m)), the fast value m * W[layer] in the
 # output's precision, and m < K[layer].

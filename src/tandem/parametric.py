@@ -85,7 +85,18 @@ def _triangle(left, mode, right):
         raise ValueError("left must be below right")
 
 
+def _gamma_words(shape, scale):
+    """``tandem.core.gamma``'s words, ``(d, c, d * scale)`` for ``shape >= 1`` and
+    ``(shape, -1/shape, scale)`` below, by IEEE operations alone."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = shape - 1.0 / 3.0
+        large = shape >= 1.0
+        return (np.where(large, d, shape), np.where(large, 1.0 / np.sqrt(9.0 * d), -(1.0 / shape)),
+                np.where(large, d * scale, scale))
+
+
 _LOC, _SCALE = Real("loc"), Real("scale", nonnegative=True, bound=1 / 128)
+_SHAPE = Real("shape", nonnegative=True, bound=1.0)
 
 #: Every law, by the name of its ``numpy.random.Generator`` method.
 LAWS = {
@@ -104,6 +115,11 @@ LAWS = {
     "lognormal": Law("lognormal64", (Real("mean"), Real("sigma", nonnegative=True,
                                                         bound=1 / 128)),
                      lambda mean, sigma: (sigma, mean, 0.0)),
+    "standard_gamma": Law("gamma64", (_SHAPE,), lambda shape: _gamma_words(shape, 1.0)),
+    "gamma": Law("gamma64", (_SHAPE, Real("scale", nonnegative=True, bound=1.0)),
+                 _gamma_words),
+    "chisquare": Law("gamma64", (Real("df", positive=True, bound=1.0),),
+                     lambda df: _gamma_words(df * 0.5, 2.0)),
 }
 
 
@@ -125,22 +141,25 @@ def _checked(law, values):
 
 
 def _prepare(name, params):
-    """``(kind, parameter words)``: the words as uint64 arrays that broadcast together."""
+    """``(kind, parameter words, the parameters' names)``: the words as uint64
+    arrays that broadcast together."""
     if name not in LAWS:
         raise ValueError(f"no law named {name!r:.60}; the laws are {sorted(LAWS)}")
     law = LAWS[name]
     words = np.broadcast_arrays(*law.words(*_checked(law, params)))
-    return KINDS[law.kind], [np.array(w, dtype=np.float64).view(np.uint64) for w in words]
+    names = " and ".join(p.name for p in law.parameters)
+    return (KINDS[law.kind], [np.array(w, dtype=np.float64).view(np.uint64) for w in words],
+            names)
 
 
-def _fits(params_shape, shape, what):
+def _fits(params_shape, shape, what, names):
     try:
         fits = np.broadcast_shapes(params_shape, shape) == shape
     except ValueError:
         fits = False
     if not fits:
-        raise ValueError(f"the parameters (shape {params_shape}) do not broadcast to the "
-                         f"shape of {what}, {shape}")
+        raise ValueError(f"{names} (shape {params_shape}) do not broadcast to the shape of "
+                         f"{what}, {shape}")
 
 
 def _each(words, shape):
@@ -190,23 +209,23 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
     >>> x.shape, after.position
     ((2,), 4)
     """
-    kind, words = _prepare(name, params)
+    kind, words, names = _prepare(name, params)
     if not words[0].shape:
         spec = _spec(kind.name, tuple(int(w) for w in words), _F64)
         return _run(stream, spec, size, out, threads, device, backend)
     _host_only(device)
-    return _fill_each(stream, kind, words, size, out, _F64, threads, backend)
+    return _fill_each(stream, kind, words, names, size, out, _F64, threads, backend)
 
 
-def _fill_each(stream, kind, words, size, out, dtype, threads, backend):
+def _fill_each(stream, kind, words, names, size, out, dtype, threads, backend):
     """The fill of ``kind`` whose elements take their parameter words from the
-    broadcast ``words``: ``(values, next stream)``."""
+    broadcast ``words`` (of the parameters ``names``): ``(values, next stream)``."""
     _check_stream(stream)
     _check_threads(threads)
     shape = words[0].shape
     target_shape = out.shape if out is not None else arrays.shape_of(size)
     target_shape = shape if target_shape is None else tuple(target_shape)
-    _fits(shape, target_shape, "out" if out is not None else "size")
+    _fits(shape, target_shape, "out" if out is not None else "size", names)
     record = resolve(stream, kind)
 
     def check_lane(n):
@@ -270,7 +289,7 @@ def integers(stream, low, high=None, size=None, *, dtype=np.int64, endpoint=Fals
     words = [np.array([int(v) % 2**64 for v in w.flat], dtype=np.uint64).reshape(w.shape)
              for w in (low, span, modulus % span)]
     kind = KINDS["integers64" if wide else "integers32"]
-    return _fill_each(stream, kind, words, size, out, dtype, threads, backend)
+    return _fill_each(stream, kind, words, "low and high", size, out, dtype, threads, backend)
 
 
 def at(stream, name: str, index, *params, threads=None, device=None, backend=None):
@@ -288,7 +307,7 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
     ...      == parametric.fill(s, "gumbel", 0.0, 1.0, size=6)[0][5])
     True
     """
-    kind, words = _prepare(name, params)
+    kind, words, names = _prepare(name, params)
     if not words[0].shape:
         spec = _spec(kind.name, tuple(int(w) for w in words), _F64)
         return _run_at(stream, spec, index, threads, device, backend)
@@ -296,7 +315,7 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
     _check_threads(threads)
     _host_only(device)
     flat, shape, _ = arrays.index_array(index, "cpu")
-    _fits(words[0].shape, shape, "index")
+    _fits(words[0].shape, shape, "index", names)
     record = resolve(stream, kind)
     if flat.size and record.start + kind.width * (int(flat.max()) + 1) > POSITION_LIMIT:
         raise ValueError("index reaches past the end of the lane (2**64 words)")

@@ -1,7 +1,7 @@
 """Fills on the CPU: ``@njit(parallel=True)`` loops over ``tandem.core``.
 
 Every fill has one shape: element ``i`` is a function of the draw at word
-``start + width * i`` (``width`` 1 or 2).  A fill splits into a head (the
+``start + width * i`` (``width`` 1, 2 or 4).  A fill splits into a head (the
 elements before the first whole block), whole blocks in fixed-size chunks
 (one ``prange`` iteration each, so the result never depends on the thread
 count), and a tail.  Inside a chunk, tiles of blocks run branch-free so that
@@ -22,7 +22,7 @@ from numba import njit, prange
 
 from .. import core, kinds, parallel
 from ..core import addressing
-from ..core.addressing import philox_block_at, threefry_block_at
+from ..core.addressing import join64, philox_block_at, threefry_block_at
 from ..core.bijections import philox4x32_rounds, threefry4x32_rounds
 from . import maps
 
@@ -80,6 +80,10 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
     @functools.partial(core.jitable_cpu, inline=True)
     def store_block(out, e, x0, x1, x2, x3, params, table):
         """Map one block's words into ``out[e:e + per_block]``; whether all were accepted."""
+        if width == 4:
+            v0, a0 = value_map(join64(x0, x1), join64(x2, x3), params, table)
+            out[e] = v0
+            return a0
         if width == 1:
             v0, v1, a0, a1 = value_map(x0, x1, params, table)
             v2, v3, a2, a3 = value_map(x2, x3, params, table)

@@ -54,6 +54,7 @@ core = _twin.module("core")
 addressing = _twin.module("core.addressing")
 kinds = _twin.module("kinds")
 maps = _twin.module("backends.maps")
+join64 = addressing.join64
 
 
 def _register():
@@ -250,8 +251,18 @@ def _drain_misses(count, local, listed, capacity):
 
 def _block_values(width, value_map, resolve):
     """``(generator, x0..x3, b, params, table, r0..r3, misses, start, n) -> values``
-    of stream block ``b``: four values for one-word kinds, two for two-word kinds."""
-    if width == 1:
+    of stream block ``b``: four values for one-word kinds, two for two-word kinds, one
+    for four-word kinds."""
+    if width == 4:
+        def values(generator, x0, x1, x2, x3, b, params, table, r0, r1, r2, r3, misses, start,
+                   n):
+            lo, hi = join64(x0, x1), join64(x2, x3)
+            v0, a0 = value_map(lo, hi, params, table)
+            if not a0:
+                v0 = resolve(generator, r0, r1, r2, r3, b << U64(2), lo, hi, params, table,
+                             misses, start, n)
+            return (v0,)
+    elif width == 1:
         def values(generator, x0, x1, x2, x3, b, params, table, r0, r1, r2, r3, misses, start,
                    n):
             v0, v1, a0, a1 = value_map(x0, x1, params, table)
@@ -343,7 +354,9 @@ def _make_kernels(width, functions, block_at, generator, dtype, deferred, shared
         values = block_values(generator, x0, x1, x2, x3, b, params, table, r0, r1, r2, r3,
                               misses, start, n)
         e = per_block * t
-        if width == 1:
+        if width == 4:
+            store(staged, e, values[0])
+        elif width == 1:
             v0, v1, v2, v3 = values
             store(staged, e, v0)
             store(staged, e + 1, v1)
@@ -356,7 +369,9 @@ def _make_kernels(width, functions, block_at, generator, dtype, deferred, shared
         cuda.syncthreads()
         if t < threads - 1 and g < groups:
             s = per_block * t + shift // width
-            if width == 1:
+            if width == 4:
+                group = (staged[s],)
+            elif width == 1:
                 group = (staged[s], staged[s + 1], staged[s + 2], staged[s + 3])
             else:
                 group = (staged[s], staged[s + 1])

@@ -2,13 +2,16 @@
 
 A fill's element ``i`` takes the draw at word ``start + width * i``; a
 kind's value map (:mod:`tandem.kinds`) turns the draw's words into the
-element.  The compiled backends map a whole block of four words at once:
+element.  A four-word kind (a block an element) maps the block's two 64-bit
+draws.  The compiled backends map a whole block of four words at once:
 for one-word kinds, by :func:`pairwise` maps over the aligned word pairs.
 These factories are plain Python; each compiled backend registers what
 they make with Numba for its target.
 """
 
 import numpy as np
+
+from ..core.addressing import join64
 
 U64 = np.uint64
 _ZERO = U64(0)
@@ -45,12 +48,17 @@ def no_retry(value_map):
 
 def element_draw(width, value_map, block_at):
     """The function ``(generator, k0..k3, lane, w, params, table) -> (value, accepted, lo, hi)``
-    that maps the draw at word ``w`` alone; ``(lo, hi)`` is what a retry needs.
+    that maps the draw at word ``w`` alone; ``(lo, hi)`` is what a retry needs
+    (for a four-word kind, the block's two 64-bit draws).
 
     ``block_at`` is a generator's block function of :mod:`tandem.core.addressing`.
     """
     def draw(generator, k0, k1, k2, k3, lane, w, params, table):
         x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
+        if width == 4:
+            lo, hi = join64(x0, x1), join64(x2, x3)
+            value, accepted = value_map(lo, hi, params, table)
+            return value, accepted, lo, hi
         j = w & U64(3)
         if j < 2:
             lo, hi = x0, x1
@@ -96,7 +104,12 @@ def block_draw(kind):
     kind maps its own word alone, as a compiled-fast kernel wants."""
     pair_map, value_map = kind.pair_map, kind.value_map
 
-    if pair_map is not None:
+    if kind.width == 4:
+        def draw(x0, x1, x2, x3, j, params, table):
+            lo, hi = join64(x0, x1), join64(x2, x3)
+            value, accepted = value_map(lo, hi, params, table)
+            return value, accepted, lo, hi
+    elif pair_map is not None:
         def draw(x0, x1, x2, x3, j, params, table):
             lo, hi = (x2, x3) if j & U64(2) else (x0, x1)
             v0, v1, a0, a1 = pair_map(lo, hi, params, table)

@@ -16,10 +16,17 @@ _REDRAWS = 1 << 20
 
 
 def _draws(record, key, lane, positions):
+    """The words of the draws at ``positions``: ``(lo, hi)`` words, or for a
+    four-word kind the block's two 64-bit draws."""
+    width = KINDS[record.kind].width
     lo = oracle.words(record.generator, key, lane, positions)
-    if KINDS[record.kind].width == 1:
+    if width == 1:
         return lo, np.zeros_like(lo)
-    return lo, oracle.words(record.generator, key, lane, positions + np.uint64(1))
+    hi = oracle.words(record.generator, key, lane, positions + np.uint64(1))
+    if width == 2:
+        return lo, hi
+    more = [oracle.words(record.generator, key, lane, positions + np.uint64(j)) for j in (2, 3)]
+    return lo | hi << np.uint64(32), more[0] | more[1] << np.uint64(32)
 
 
 def _retry(record, position, d):
@@ -57,7 +64,7 @@ def _elements(record, element_index, out):
     values, accepted = kind.oracle(lo, hi, record.params, record.table)
     values = np.array(values)
     for i in np.flatnonzero(~accepted):
-        d = int(hi[i]) << 32 | int(lo[i])
+        d = (int(lo[i]), int(hi[i])) if kind.width == 4 else int(hi[i]) << 32 | int(lo[i])
         values[i] = _retry(record, int(positions[i]), d)
     out[...] = values.astype(out.dtype, casting="unsafe")
 
