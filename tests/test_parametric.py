@@ -37,6 +37,7 @@ LAWS = {
     "standard_gamma": ((2.5,), stats.gamma(2.5)),
     "gamma": ((0.4, 3.0), stats.gamma(0.4, scale=3.0)),
     "chisquare": ((3.0,), stats.chi2(3.0)),
+    "poisson": ((35.0,), stats.poisson(35.0)),
 }
 
 
@@ -48,6 +49,21 @@ def width(name):
 def law_fill(stream, name, n, params=None, **kw):
     params = LAWS[name][0] if params is None else params
     return parametric.fill(stream, name, *params, size=n, **kw)[0]
+
+
+def chisquare_pvalue(counts, law):
+    """Pearson's chi-square of integer ``counts`` against the discrete ``law``,
+    over the values whose expected count is at least 5 and the two tails."""
+    n = counts.size
+    values = np.arange(int(law.ppf(1e-12)), int(law.isf(1e-12)) + 1)
+    keep = values[law.pmf(values) * n >= 5]
+    observed = [np.sum(counts < keep[0])] + [np.sum(counts == k) for k in keep] + [
+        np.sum(counts > keep[-1])]
+    expected = [law.cdf(keep[0] - 1) * n] + list(law.pmf(keep) * n) + [law.sf(keep[-1]) * n]
+    observed, expected = np.array(observed, float), np.array(expected)
+    used = expected > 0
+    return stats.chisquare(observed[used], expected[used] * observed[used].sum()
+                           / expected[used].sum()).pvalue
 
 
 def test_every_law_is_a_generator_method_and_has_a_test():
@@ -100,8 +116,12 @@ def test_the_threefry_kernels_too():
 def test_fits_scipy(name):
     params, law = LAWS[name]
     x = law_fill(ROOT.sub("fit").sub(name), name, N)
-    assert x.dtype == np.float64 and np.isfinite(x).all()
-    assert stats.kstest(x, law.cdf).pvalue > ALPHA
+    if hasattr(law, "pmf"):
+        assert x.dtype == np.int64
+        assert chisquare_pvalue(x, law) > ALPHA
+    else:
+        assert x.dtype == np.float64 and np.isfinite(x).all()
+        assert stats.kstest(x, law.cdf).pvalue > ALPHA
     mean, var = law.stats()
     if np.isfinite(var):
         assert abs(x.mean() - mean) < 5 * np.sqrt(var / N)
@@ -145,6 +165,8 @@ def test_extreme_parameters_stay_in_the_support():
     (lambda g: g.standard_gamma(-1.0), ValueError, "shape must be non-negative"),
     (lambda g: g.gamma(1.0, -0.0), ValueError, "scale must be non-negative"),
     (lambda g: g.chisquare(0.0), ValueError, "df must be positive"),
+    (lambda g: g.poisson(-1.0), ValueError, "lam must be non-negative"),
+    (lambda g: g.poisson(2.0**60), ValueError, "lam must be at most"),
 ])
 def test_bad_parameters_raise_before_any_draw(call, error, match):
     g = Generator(ROOT)
@@ -208,3 +230,20 @@ def test_gamma_of_shape_zero_is_zero_and_chisquare_is_twice_gamma():
     stream = ROOT.sub("chisquare")
     np.testing.assert_array_equal(law_fill(stream, "chisquare", 1100, params=(5.0,)),
                                   2 * law_fill(stream, "standard_gamma", 1100, params=(2.5,)))
+
+
+@pytest.mark.parametrize("lam", [0.0, 1e-300, 3.0, 9.99, 10.0, 1e4, 1e12])
+def test_poisson_across_means(lam):
+    """Inversion below 10, PTRS from 10 on (and its rejections), to 1e12:
+    chi-square where the counts spread, and the first two moments within 5
+    standard errors (the variance's from the fourth central moment, 3 lam**2
+    + lam)."""
+    x = law_fill(ROOT.sub("poisson").sub(str(lam)), "poisson", N, params=(lam,))
+    assert x.dtype == np.int64 and (x >= 0).all()
+    if lam < 1e-200:
+        assert (x == 0).all()
+        return
+    assert abs(x.mean() - lam) < 5 * np.sqrt(lam / N)
+    assert abs(x.var() - lam) < 5 * np.sqrt((3 * lam**2 + lam - lam**2) / N)
+    if lam <= 1e4:
+        assert chisquare_pvalue(x, stats.poisson(lam)) > ALPHA

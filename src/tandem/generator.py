@@ -298,3 +298,8 @@ class Generator(np.random.Generator):
     def chisquare(self, df, size=None):
         """Chi-square variates, as ``numpy.random.Generator.chisquare``: ``gamma(df / 2, 2)``."""
         return self._law("chisquare", df, size=size)
+
+    def poisson(self, lam=1.0, size=None):
+        """Poisson counts (int64), as ``numpy.random.Generator.poisson``
+        (``tandem.core.poisson``); ``lam`` at most ``2**52``."""
+        return self._law("poisson", lam, size=size)

@@ -38,6 +38,7 @@ from .core.addressing import join64
 from .core.choice import alias_index
 from .core.fmath import fma
 from .core.gamma import gamma_first, gamma_retry
+from .core.poisson import poisson_first, poisson_retry
 from .core.inversion import (
     cauchy_standard,
     exp_wide64,
@@ -456,6 +457,10 @@ def map_gamma64(lo, hi, params, table):
                        table)
 
 
+def map_poisson64(lo, hi, params, table):
+    return poisson_first(lo, hi, as_float(params[0]))
+
+
 # -- retries ----------------------------------------------------------------------
 
 def retry_integers32(generator, c0, c1, c2, c3, g, lo, hi, params, table):
@@ -479,6 +484,10 @@ def retry_lognormal64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
 def retry_gamma64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
     return gamma_retry(generator, c0, c1, c2, c3, g, lo, hi, as_float(params[0]),
                        as_float(params[1]), as_float(params[2]), table)
+
+
+def retry_poisson64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
+    return poisson_retry(generator, c0, c1, c2, c3, g, as_float(params[0]))
 
 
 def never_retried32(generator, c0, c1, c2, c3, g, lo, hi, params, table):
@@ -556,6 +565,9 @@ KINDS = {kind.name: kind for kind in (
     Kind("gamma64", 4, map_gamma64, oracle.gamma64, retry_gamma64, oracle.gamma64_miss,
          "tandem.gamma64", FAST_TABLE, 0.1, deferred=True, staged=True,
          shared_words=2 * _normal64_tables.LAYERS),
+    # Counts as f64 (tandem.core.poisson); PTRS rejects about 10 % from mean 10 on.
+    Kind("poisson64", 4, map_poisson64, oracle.poisson64, retry_poisson64,
+         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True),
 )}
 
 

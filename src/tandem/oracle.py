@@ -20,7 +20,7 @@ import itertools
 
 import numpy as np
 
-from .core import fmath, fmath32
+from .core import fmath, fmath32, special
 from .core import ziggurat_exponential32 as ze32
 from .core import ziggurat_exponential64 as ze64
 from .core import ziggurat_normal32 as zn32
@@ -358,6 +358,52 @@ def gamma64_miss(record, d):
             accepted, x = _weibull_envelope(_v(_draw64(record, g, w + 4)), e, p, -c)
             if accepted:
                 return x * m
+
+
+# -- Poisson: a block an element --------------------------------------------------
+
+def _poisson_inversion(u, lam):
+    p = float(fmath.exp64(0.0 - lam))
+    total, k = p, 0.0
+    while u > total:
+        k += 1.0
+        p = p * lam / k
+        if total + p == total:
+            break
+        total += p
+    return k
+
+
+def _ptrs(u, v, lam):
+    b = float(fmath.fma(2.53, float(np.sqrt(lam)), 0.931))
+    a = float(fmath.fma(0.02483, b, -0.059))
+    us = 0.5 - abs(u - 0.5)
+    k = float(np.floor(float(fmath.fma(2.0 * a / us + b, u - 0.5, lam)) + 0.43))
+    if us >= 0.07 and v <= 0.9277 - 3.6224 / (b - 2.0):
+        return True, k
+    if k < 0.0 or (us < 0.013 and v > us):
+        return False, k
+    lhs = (_log(v) + _log(1.1239 + 1.1328 / (b - 3.4))) - _log(a / (us * us) + b)
+    rhs = float(fmath.fma(k, _log(lam), 0.0 - lam)) - float(special.lgamma64(k + 1.0))
+    return lhs <= rhs, k
+
+
+@_blockwise
+def poisson64(d0, d1, params):
+    lam = _as_float(params[0])
+    if lam < 10.0:
+        return _poisson_inversion(_v(d0), lam), True
+    accepted, k = _ptrs(_v(d0), _v(d1), lam)
+    return k, accepted
+
+
+def poisson64_miss(record, d):
+    lam = _as_float(record.params[0])
+    for r in itertools.count():
+        accepted, k = _ptrs(_v(_draw64(record, record.start, 4 * r)),
+                            _v(_draw64(record, record.start, 4 * r + 2)), lam)
+        if accepted:
+            return k
 
 
 # -- the ziggurats ------------------------------------------------------------------

@@ -51,12 +51,15 @@ class Law:
     check : callable or None
         ``(*checked arrays) -> None``: the checks that involve several
         parameters; raises ``ValueError``.
+    counts : bool
+        The kind's f64 values are counts, which the law returns as int64.
     """
 
     kind: str
     parameters: tuple
     words: Callable
     check: Optional[Callable] = None
+    counts: bool = False
 
 
 def _located(loc, scale):
@@ -95,6 +98,10 @@ def _gamma_words(shape, scale):
                 np.where(large, d * scale, scale))
 
 
+_F64_MAX = float(np.finfo(np.float64).max)
+# Counts below 2**53 are exact in f64; a mean this large keeps them there
+# but for a chance below 1e-300.
+_LAM_MAX = 2.0**52
 _LOC, _SCALE = Real("loc"), Real("scale", nonnegative=True, bound=1 / 128)
 _SHAPE = Real("shape", nonnegative=True, bound=1.0)
 
@@ -120,6 +127,8 @@ LAWS = {
                  _gamma_words),
     "chisquare": Law("gamma64", (Real("df", positive=True, bound=1.0),),
                      lambda df: _gamma_words(df * 0.5, 2.0)),
+    "poisson": Law("poisson64", (Real("lam", nonnegative=True, bound=_LAM_MAX / _F64_MAX),),
+                   _shape_only, counts=True),
 }
 
 
@@ -196,10 +205,12 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
     Returns
     -------
     (numpy.ndarray, tandem.Stream)
-        Float64 values, and the stream after them.  Element ``i`` takes the
-        64-bit draw at word ``2 i`` from the stream's position (rounded up to
-        even), whatever the parameters' shapes: a fill cut anywhere equals
-        the whole, and equal parameters give equal values, arrays or not.
+        Float64 values (int64 counts for ``poisson``), and the stream after
+        them.  Element ``i`` takes the draw of ``w`` words (the kind's width,
+        2 or 4) at word ``w i`` from the stream's position (rounded up to a
+        multiple of ``w``), whatever the parameters' shapes: a fill cut
+        anywhere equals the whole, and equal parameters give equal values,
+        arrays or not.
 
     Examples
     --------
@@ -210,11 +221,29 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
     ((2,), 4)
     """
     kind, words, names = _prepare(name, params)
+    counts = LAWS[name].counts
+    into = out
+    if counts and out is not None:  # the f64 counts first, then into ``out``
+        if getattr(out, "dtype", None) != np.int64:
+            raise TypeError(f"out must be an int64 array for {name}, got "
+                            f"{getattr(out, 'dtype', type(out).__name__)}")
+        size, out, device = out.shape, None, arrays.device_of(out)
     if not words[0].shape:
         spec = _spec(kind.name, tuple(int(w) for w in words), _F64)
-        return _run(stream, spec, size, out, threads, device, backend)
-    _host_only(device)
-    return _fill_each(stream, kind, words, names, size, out, _F64, threads, backend)
+        values, after = _run(stream, spec, size, out, threads, device, backend)
+    else:
+        _host_only(device)
+        values, after = _fill_each(stream, kind, words, names, size, out, _F64, threads,
+                                   backend)
+    return (_as_counts(values, into) if counts else values), after
+
+
+def _as_counts(values, into=None):
+    """The f64 counts ``values`` as int64, in ``into`` when given."""
+    if into is not None:
+        into[...] = values
+        return into
+    return np.int64(values) if np.ndim(values) == 0 else values.astype(np.int64)
 
 
 def _fill_each(stream, kind, words, names, size, out, dtype, threads, backend):
@@ -310,7 +339,8 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
     kind, words, names = _prepare(name, params)
     if not words[0].shape:
         spec = _spec(kind.name, tuple(int(w) for w in words), _F64)
-        return _run_at(stream, spec, index, threads, device, backend)
+        values = _run_at(stream, spec, index, threads, device, backend)
+        return _as_counts(values) if LAWS[name].counts else values
     _check_stream(stream)
     _check_threads(threads)
     _host_only(device)
@@ -323,4 +353,5 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
     if flat.size:
         _backend(backend or "cpu").addressed_each(record, flat, _each(words, shape), values,
                                                   threads)
-    return values.reshape(shape)
+    values = values.reshape(shape)
+    return _as_counts(values) if LAWS[name].counts else values

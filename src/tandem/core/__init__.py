@@ -19,7 +19,7 @@ import importlib
 import importlib.util
 
 _MODULES = ("bijections", "derivation", "addressing", "uniform", "fmath", "fmath32", "ziggurat",
-            "normal", "choice", "inversion", "special", "gamma")
+            "normal", "choice", "inversion", "special", "gamma", "poisson")
 _registered = set()
 
 
