@@ -55,10 +55,15 @@ KINDS = {
 LAW_PARAMETERS = {"uniform": (-2.0, 3.0), "laplace": (1.0, 2.0), "logistic": (0.0, 1.0),
                   "gumbel": (0.0, 1.0), "standard_cauchy": (), "rayleigh": (2.0,),
                   "weibull": (1.5,), "power": (2.5,), "triangular": (0.0, 1.0, 3.0),
-                  "lognormal": (0.0, 1.0)}
+                  "lognormal": (0.0, 1.0), "standard_gamma(2)": (2.0,),
+                  "standard_gamma(0.5)": (0.5,), "standard_gamma(100)": (100.0,),
+                  "chisquare(3)": (3.0,), "poisson(3)": (3.0,), "poisson(30)": (30.0,),
+                  "poisson(1e6)": (1e6,)}
 
 
-def _law_rows(name, params):
+def _law_rows(label, params):
+    name = label.split("(")[0]
+
     def ours(s, o, t):
         tandem.parametric.fill(s, name, *params, size=o.size, threads=t)
 
@@ -68,7 +73,7 @@ def _law_rows(name, params):
     return np.float64, ours, theirs
 
 
-KINDS.update({name: _law_rows(name, params) for name, params in LAW_PARAMETERS.items()})
+KINDS.update({label: _law_rows(label, params) for label, params in LAW_PARAMETERS.items()})
 CHOICE_CATEGORIES = 2**16
 
 

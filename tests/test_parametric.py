@@ -38,6 +38,15 @@ LAWS = {
     "gamma": ((0.4, 3.0), stats.gamma(0.4, scale=3.0)),
     "chisquare": ((3.0,), stats.chi2(3.0)),
     "poisson": ((35.0,), stats.poisson(35.0)),
+    "pareto": ((5.5,), stats.lomax(5.5)),
+    "geometric": ((0.2,), stats.geom(0.2)),
+    "normal": ((1.0, 2.0), stats.norm(1.0, 2.0)),
+}
+# Laws of two parts (tandem.parametric._composed): 8 words an element.
+COMPOSED = {
+    "standard_t": ((5.0,), stats.t(5.0)),
+    "f": ((3.0, 7.0), stats.f(3.0, 7.0)),
+    "negative_binomial": ((4.0, 0.3), stats.nbinom(4.0, 0.3)),
 }
 
 
@@ -69,7 +78,7 @@ def chisquare_pvalue(counts, law):
 def test_every_law_is_a_generator_method_and_has_a_test():
     assert set(LAWS) == set(parametric.LAWS)
     for name in LAWS:
-        assert callable(getattr(Generator, name))
+        assert callable(getattr(Generator, name))  # normal's is NumPy's own signature
 
 
 @pytest.mark.parametrize("name", sorted(LAWS))
@@ -247,3 +256,24 @@ def test_poisson_across_means(lam):
     assert abs(x.var() - lam) < 5 * np.sqrt((3 * lam**2 + lam - lam**2) / N)
     if lam <= 1e4:
         assert chisquare_pvalue(x, stats.poisson(lam)) > ALPHA
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSED))
+def test_composed_laws(name):
+    """Cut anywhere equals the whole, array parameters equal scalar ones, and
+    the values fit SciPy's law (KS or chi-square, ALPHA)."""
+    params, law = COMPOSED[name]
+    draw = getattr(parametric, name)
+    stream = ROOT.sub(name).at(1)
+    whole, after = draw(stream, *params, 300)
+    assert after.position == 4 + 8 * 300
+    head, middle = draw(stream, *params, 111)
+    assert np.array_equal(whole, np.concatenate([head, draw(middle, *params, 189)[0]]))
+    shaped = [np.full((3, 1), p) for p in params]
+    assert np.array_equal(draw(stream, *shaped, (3, 100))[0].ravel(), whole)
+    x, _ = draw(ROOT.sub("fit").sub(name), *params, N)
+    if hasattr(law, "pmf"):
+        assert x.dtype == np.int64 and chisquare_pvalue(x, law) > ALPHA
+    else:
+        assert stats.kstest(x, law.cdf).pvalue > ALPHA
+    assert callable(getattr(Generator, name))

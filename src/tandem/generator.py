@@ -40,7 +40,9 @@ class Generator(np.random.Generator):
     ``standard_exponential``, ``exponential``, ``choice``, ``permutation``,
     ``shuffle``, ``uniform``, ``laplace``, ``logistic``, ``gumbel``,
     ``standard_cauchy``, ``rayleigh``, ``weibull``, ``power``, ``triangular``,
-    ``lognormal``) are tandem's rules: each call gives exactly what the same
+    ``lognormal``, ``pareto``, ``geometric``, ``standard_gamma``, ``gamma``,
+    ``chisquare``, ``poisson``, ``standard_t``, ``f``, ``negative_binomial``)
+    are tandem's rules: each call gives exactly what the same
     ``Stream`` fill gives (cut-invariant, addressable, the same bits on the
     GPU).  The others are NumPy's algorithms on the stream's words: the same
     on any CPU, but not tandem's rules.  Every call moves the stream on past
@@ -303,3 +305,25 @@ class Generator(np.random.Generator):
         """Poisson counts (int64), as ``numpy.random.Generator.poisson``
         (``tandem.core.poisson``); ``lam`` at most ``2**52``."""
         return self._law("poisson", lam, size=size)
+
+    def pareto(self, a, size=None):
+        """Pareto II (Lomax) variates, as ``numpy.random.Generator.pareto``."""
+        return self._law("pareto", a, size=size)
+
+    def geometric(self, p, size=None):
+        """Trials up to the first success (int64), as ``numpy.random.Generator.geometric``."""
+        return self._law("geometric", p, size=size)
+
+    def standard_t(self, df, size=None):
+        """Student's t variates, as ``numpy.random.Generator.standard_t``
+        (:func:`tandem.parametric.standard_t`)."""
+        return self._draw(parametric.standard_t, df, size)
+
+    def f(self, dfnum, dfden, size=None):
+        """F variates, as ``numpy.random.Generator.f`` (:func:`tandem.parametric.f`)."""
+        return self._draw(parametric.f, dfnum, dfden, size)
+
+    def negative_binomial(self, n, p, size=None):
+        """Negative binomial counts, as ``numpy.random.Generator.negative_binomial``
+        (:func:`tandem.parametric.negative_binomial`)."""
+        return self._draw(parametric.negative_binomial, n, p, size)

@@ -42,6 +42,8 @@ from .core.poisson import poisson_first, poisson_retry
 from .core.inversion import (
     cauchy_standard,
     exp_wide64,
+    geometric_count,
+    pareto_standard,
     gumbel_standard,
     laplace_standard,
     logistic_standard,
@@ -447,6 +449,14 @@ def map_triangular64(lo, hi, params, table):
                                as_float(params[2])), True
 
 
+def map_pareto64(lo, hi, params, table):
+    return pareto_standard(open_draw(lo, hi), as_float(params[0])), True
+
+
+def map_geometric64(lo, hi, params, table):
+    return geometric_count(open_draw(lo, hi), as_float(params[0])), True
+
+
 def map_lognormal64(lo, hi, params, table):
     z, accepted = normal64_fast_table(lo, hi, table)
     return exp_wide64(located(z, params)), accepted
@@ -556,6 +566,8 @@ KINDS = {kind.name: kind for kind in (
     Kind("weibull64", 2, map_weibull64, oracle.weibull64),
     Kind("power64", 2, map_power64, oracle.power64),
     Kind("triangular64", 2, map_triangular64, oracle.triangular64),
+    Kind("pareto64", 2, map_pareto64, oracle.pareto64),
+    Kind("geometric64", 2, map_geometric64, oracle.geometric64),  # counts as f64
     # exp of the f64 normal, misses and all: lognormal(m, s) is exp of normal(m, s).
     Kind("lognormal64", 2, map_lognormal64, oracle.lognormal64, retry_lognormal64,
          oracle.lognormal64_miss, "tandem.normal64", FAST_TABLE, _normal64_tables.MISS_RATE,

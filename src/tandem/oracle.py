@@ -270,6 +270,19 @@ def triangular64(d, params, table):
 
 
 @_elementwise
+def pareto64(d, params, table):
+    return float(special.expm1_64(float(np.divide(0.0 - _log(_v(d)), _as_float(params[0]))))), True
+
+
+@_elementwise
+def geometric64(d, params, table):
+    p = _as_float(params[0])
+    if p == 1.0:
+        return 1.0, True
+    return float(np.ceil(_log(_v(d)) / float(special.log1p64(0.0 - p)))), True
+
+
+@_elementwise
 def lognormal64(d, params, table):
     x, accepted = _normal64_fast(d)
     return _exp(_scaled_normal(x, params)), accepted

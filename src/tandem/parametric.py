@@ -88,6 +88,11 @@ def _triangle(left, mode, right):
         raise ValueError("left must be below right")
 
 
+def _probability(p):
+    if (p > 1.0).any():
+        raise ValueError("p must be at most 1")
+
+
 def _gamma_words(shape, scale):
     """``tandem.core.gamma``'s words, ``(d, c, d * scale)`` for ``shape >= 1`` and
     ``(shape, -1/shape, scale)`` below, by IEEE operations alone."""
@@ -129,6 +134,11 @@ LAWS = {
                      lambda df: _gamma_words(df * 0.5, 2.0)),
     "poisson": Law("poisson64", (Real("lam", nonnegative=True, bound=_LAM_MAX / _F64_MAX),),
                    _shape_only, counts=True),
+    "pareto": Law("pareto64", (Real("a", positive=True, bound=1.0),), _shape_only),
+    "normal": Law("normal64", (Real("loc"), Real("scale", nonnegative=True, bound=1 / 128)),
+                  _located),
+    "geometric": Law("geometric64", (Real("p", positive=True, bound=1.0),), _shape_only,
+                     _probability, counts=True),
 }
 
 
@@ -238,12 +248,20 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
     return (_as_counts(values, into) if counts else values), after
 
 
+_INT64_MAX = np.iinfo(np.int64).max
+
+
 def _as_counts(values, into=None):
-    """The f64 counts ``values`` as int64, in ``into`` when given."""
+    """The f64 counts ``values`` as int64 (those from ``2**63`` on as the
+    largest int64, as NumPy's geometric), in ``into`` when given."""
+    xp = arrays.module_of(values) if np.ndim(values) else np
+    big = values >= 2.0**63
+    counts = xp.where(big, 0.0, values).astype(np.int64)
+    counts = xp.where(big, _INT64_MAX, counts)
     if into is not None:
-        into[...] = values
+        into[...] = counts
         return into
-    return np.int64(values) if np.ndim(values) == 0 else values.astype(np.int64)
+    return np.int64(counts) if np.ndim(counts) == 0 else counts
 
 
 def _fill_each(stream, kind, words, names, size, out, dtype, threads, backend):
@@ -355,3 +373,109 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
                                                   threads)
     values = values.reshape(shape)
     return _as_counts(values) if LAWS[name].counts else values
+
+
+# -- laws composed of others, two blocks an element ------------------------------------
+# Element i reads words start + 8 i ... + 7 of the stream (start rounded up
+# to a block): its first part is the element of a law at word 8 i, its
+# second the element at word 8 i + 4, each computed alone (``at``).
+
+_COMPOSED_WORDS = 8
+
+
+def _composed(stream, size, first, second, combine, threads=None, backend=None):
+    """``(values, next stream)`` of a law of two parts.
+
+    ``first`` and ``second`` are ``(law name, parameters)``; the second's
+    parameters may be a function of the first part's values.  ``combine``
+    makes the values from the two parts'.
+    """
+    _check_stream(stream)
+    shapes = [np.shape(p) for p in first[1]]
+    if not callable(second[1]):
+        shapes += [np.shape(p) for p in second[1]]
+    params_shape = np.broadcast_shapes(*shapes)
+    shape = arrays.shape_of(size)
+    shape = params_shape if shape is None else tuple(shape)
+    _fits(params_shape, shape, "size", "the parameters")
+    n = int(np.prod(shape, dtype=np.int64))
+    start = -(-stream.position // 4) * 4
+    if start + _COMPOSED_WORDS * n > POSITION_LIMIT:
+        raise ValueError("size: the fill needs words past the end of the lane (2**64)")
+    base = stream.at(start)
+    words = _COMPOSED_WORDS * np.arange(n, dtype=np.uint64).reshape(shape)
+
+    def part(name, params, offset):
+        width = KINDS[LAWS[name].kind].width
+        params = [np.broadcast_to(p, shape) if np.ndim(p) else p for p in params]
+        return at(base, name, (words + np.uint64(offset)) // np.uint64(width), *params,
+                  threads=threads, backend=backend)
+
+    a = part(*first, 0)
+    b = part(second[0], second[1](a) if callable(second[1]) else second[1], 4)
+    values = combine(a, b)
+    return (values[()] if size is None and not params_shape else values,
+            stream.at(start + _COMPOSED_WORDS * n))
+
+
+def standard_t(stream, df, size=None, *, threads=None, backend=None):
+    """Student's t of ``df`` degrees: ``z / sqrt(c / df)``, with ``z`` the f64
+    normal's element at word ``8 i`` and ``c`` chisquare(df)'s at ``8 i + 4``.
+
+    Returns ``(values, next stream)``; see :func:`fill`.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> from tandem import parametric
+    >>> t, after = parametric.standard_t(tandem.Philox(1), 3.0, 4)
+    >>> t.shape, after.position
+    ((4,), 32)
+    """
+    df = _checked(LAWS["chisquare"], (df,))[0]
+    return _composed(stream, size, ("normal", (0.0, 1.0)), ("chisquare", (df,)),
+                     lambda z, c: np.divide(z, np.sqrt(np.divide(c, df))), threads, backend)
+
+
+def f(stream, dfnum, dfden, size=None, *, threads=None, backend=None):
+    """Fisher's F: ``(a / dfnum) / (b / dfden)`` with ``a`` chisquare(dfnum)'s
+    element at word ``8 i`` and ``b`` chisquare(dfden)'s at ``8 i + 4``.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> from tandem import parametric
+    >>> x, _ = parametric.f(tandem.Philox(1), 2.0, 5.0, 3)
+    >>> bool((x > 0).all())
+    True
+    """
+    dfnum = Real("dfnum", positive=True, bound=1.0).check_array(dfnum, _F64)
+    dfden = Real("dfden", positive=True, bound=1.0).check_array(dfden, _F64)
+    return _composed(stream, size, ("chisquare", (dfnum,)), ("chisquare", (dfden,)),
+                     lambda a, b: np.divide(np.divide(a, dfnum), np.divide(b, dfden)),
+                     threads, backend)
+
+
+def negative_binomial(stream, n, p, size=None, *, threads=None, backend=None):
+    """Failures before the ``n``-th success, NumPy's mixture: the Poisson count
+    (at word ``8 i + 4``) of mean ``y`` (at most ``2**52``), with ``y`` the
+    element of gamma(n, (1 - p) / p) at word ``8 i``.  Int64.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> from tandem import parametric
+    >>> k, _ = parametric.negative_binomial(tandem.Philox(1), 3.0, 0.5, 4)
+    >>> k.dtype
+    dtype('int64')
+    """
+    n = Real("n", positive=True, bound=1.0).check_array(n, _F64)
+    p = Real("p", positive=True, bound=1.0).check_array(p, _F64)
+    _probability(p)
+    scale = np.divide(1.0 - p, p)
+    if not (n * scale <= _LAM_MAX / 4).all():  # also for NaN
+        raise ValueError(f"the mean n (1 - p) / p must be at most 2**50, as the Poisson "
+                         f"means it mixes stay below 2**52")
+    return _composed(stream, size, ("gamma", (n, scale)),
+                     ("poisson", lambda y: (np.minimum(y, _LAM_MAX),)),
+                     lambda y, k: k, threads, backend)

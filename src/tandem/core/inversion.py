@@ -21,6 +21,7 @@ import numpy as np
 
 from .bijections import U64
 from .fmath import exp64, fma, log64, sincos2pi64
+from .special import expm1_64, log1p64
 
 _ONE, _TWELVE = U64(1), U64(12)
 _HALF_ULP = 2.0**-53
@@ -28,6 +29,7 @@ _HALF_ULP = 2.0**-53
 _EXP_LOW, _EXP_HIGH = -708.0, 709.0
 _EXP_OVERFLOW = 709.782712893384  # above log(max float64): inf
 _EXP_UNDERFLOW = -745.2  # below log(the least subnormal / 2): 0
+_HALF_OVERFLOW, _HALF_UNDERFLOW = 354.89, -372.6  # within half of those
 
 
 def open_uniform64(d):
@@ -44,21 +46,20 @@ def exp_wide64(x):
     on ``[-708, 709]`` (1 ulp), ``exp64(x / 2)`` squared outside it (2 ulp,
     subnormals rounded once more), ``inf`` above ``709.7827...`` and ``0``
     below ``-745.2``."""
-    if x > _EXP_HIGH or x < _EXP_LOW:
-        if x > _EXP_OVERFLOW:
-            return np.float64(np.inf)
-        if x < _EXP_UNDERFLOW:
-            return np.float64(0.0)
-        half = exp64(x * 0.5)
-        return fma(half, half, 0.0)
-    return exp64(x)
+    # Selects, not branches, so that a calling loop vectorises.
+    inside = (x >= _EXP_LOW) & (x <= _EXP_HIGH)
+    # Outside, exp(x / 2) clamped where the square is inf or 0 anyway.
+    e = exp64(x if inside else min(max(x * 0.5, _HALF_UNDERFLOW), _HALF_OVERFLOW))
+    value = e if inside else fma(e, e, 0.0)
+    value = np.float64(np.inf) if x > _EXP_OVERFLOW else value
+    return np.float64(0.0) if x < _EXP_UNDERFLOW else value
 
 
 def laplace_standard(v):
     """``log(2 v)`` below 1/2, ``-log(2 (1 - v))`` above: Laplace(0, 1)."""
-    if v < 0.5:
-        return log64(v * 2.0)
-    return 0.0 - log64((1.0 - v) * 2.0)
+    below = v < 0.5
+    y = log64((v if below else 1.0 - v) * 2.0)
+    return y if below else 0.0 - y
 
 
 def logistic_standard(v):
@@ -106,3 +107,16 @@ def triangular_standard(v, left, mode, right):
     if v * base <= rise:
         return left + math.sqrt(v * rise * base)
     return right - math.sqrt((1.0 - v) * (right - mode) * base)
+
+
+def pareto_standard(v, a):
+    """``expm1(-log(v) / a)``: the Lomax (Pareto II) law of NumPy's ``pareto``."""
+    return expm1_64(np.divide(0.0 - log64(v), a))
+
+
+def geometric_count(v, p):
+    """``ceil(log(v) / log1p(-p))`` as an f64, the trials up to the first success;
+    1 when ``p`` is 1."""
+    if p == 1.0:
+        return np.float64(1.0)
+    return np.ceil(np.divide(log64(v), log1p64(0.0 - p)))
