@@ -111,21 +111,25 @@ def choice_rows(n32):
 LAW_PARAMETERS = {"uniform": (-2.0, 3.0), "laplace": (1.0, 2.0), "logistic": (0.0, 1.0),
                   "gumbel": (0.0, 1.0), "standard_cauchy": (), "rayleigh": (2.0,),
                   "weibull": (1.5,), "power": (2.5,), "triangular": (0.0, 1.0, 3.0),
-                  "lognormal": (0.0, 1.0)}
+                  "lognormal": (0.0, 1.0), "pareto": (3.0,), "geometric": (0.2,),
+                  "standard_gamma(2)": (2.0,), "standard_gamma(0.5)": (0.5,),
+                  "chisquare(3)": (3.0,), "poisson(3)": (3.0,), "poisson(30)": (30.0,)}
 
 
 def law_rows(n64):
-    """tandem.parametric's f64 laws against CuPy's methods of the same names
+    """tandem.parametric's laws against CuPy's methods of the same names
     (which allocate their output) and torch's in-place ones where it has them."""
     from tandem import parametric
 
     s = tandem.Philox(2024)
-    f64 = cp.empty(n64, cp.float64)
+    f64, i64 = cp.empty(n64, cp.float64), cp.empty(n64, cp.int64)
     rows = {}
-    for name, params in LAW_PARAMETERS.items():
-        rows[f"law {name}: tandem"] = (f64, lambda name=name, params=params: parametric.fill(
-            s, name, *params, out=f64))
-        rows[f"law {name}: CuPy"] = (f64, lambda name=name, params=params: getattr(
+    for label, params in LAW_PARAMETERS.items():
+        name = label.split("(")[0]
+        out = i64 if parametric.LAWS[name].counts else f64
+        rows[f"law {label}: tandem"] = (out, lambda name=name, params=params, out=out:
+                                        parametric.fill(s, name, *params, out=out))
+        rows[f"law {label}: CuPy"] = (out, lambda name=name, params=params: getattr(
             cp.random, name)(*params, size=n64))
     try:
         import torch

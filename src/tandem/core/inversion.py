@@ -30,6 +30,23 @@ _EXP_LOW, _EXP_HIGH = -708.0, 709.0
 _EXP_OVERFLOW = 709.782712893384  # above log(max float64): inf
 _EXP_UNDERFLOW = -745.2  # below log(the least subnormal / 2): 0
 _HALF_OVERFLOW, _HALF_UNDERFLOW = 354.89, -372.6  # within half of those
+_TWO52 = 4503599627370496.0  # from here on every float64 is an integer
+
+
+def floor64(x):
+    """``floor(x)`` as a float64, by exact additions (numba-cuda has no ``floor``
+    ufunc of a scalar): ``a + 2**52 - 2**52`` rounds ``a = |x| < 2**52`` to an
+    integer exactly, and a step of one corrects it."""
+    a = abs(x)
+    r = a if a >= _TWO52 else (a + _TWO52) - _TWO52
+    if x >= 0.0:
+        return r - 1.0 if r > a else r
+    return 0.0 - (r + 1.0 if r < a else r)
+
+
+def ceil64(x):
+    """``ceil(x)`` as a float64: ``-floor64(-x)``."""
+    return 0.0 - floor64(0.0 - x)
 
 
 def open_uniform64(d):
@@ -119,4 +136,4 @@ def geometric_count(v, p):
     1 when ``p`` is 1."""
     if p == 1.0:
         return np.float64(1.0)
-    return np.ceil(np.divide(log64(v), log1p64(0.0 - p)))
+    return ceil64(np.divide(log64(v), log1p64(0.0 - p)))

@@ -21,7 +21,7 @@ import numpy as np
 from .addressing import block_at, join64
 from .bijections import U64
 from .fmath import exp64, fma, log64
-from .inversion import open_uniform64
+from .inversion import floor64, open_uniform64
 from .special import lgamma64
 
 #: Means below this take the inversion, the others PTRS.
@@ -50,7 +50,7 @@ def _ptrs(u, v, lam):
     a = fma(0.02483, b, -0.059)
     shifted = u - 0.5
     us = 0.5 - abs(shifted)
-    k = np.floor(fma(np.divide(a * 2.0, us) + b, shifted, lam) + 0.43)
+    k = floor64(fma(np.divide(a * 2.0, us) + b, shifted, lam) + 0.43)
     if us >= 0.07 and v <= 0.9277 - np.divide(3.6224, b - 2.0):
         return True, k
     if k < 0.0 or (us < 0.013 and v > us):
