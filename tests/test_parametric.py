@@ -41,12 +41,15 @@ LAWS = {
     "pareto": ((5.5,), stats.lomax(5.5)),
     "geometric": ((0.2,), stats.geom(0.2)),
     "normal": ((1.0, 2.0), stats.norm(1.0, 2.0)),
+    "binomial": ((100, 0.3), stats.binom(100, 0.3)),
 }
 # Laws of two parts (tandem.parametric._composed): 8 words an element.
 COMPOSED = {
     "standard_t": ((5.0,), stats.t(5.0)),
     "f": ((3.0, 7.0), stats.f(3.0, 7.0)),
     "negative_binomial": ((4.0, 0.3), stats.nbinom(4.0, 0.3)),
+    "wald": ((1.5, 2.0), stats.invgauss(1.5 / 2.0, scale=2.0)),
+    "beta": ((0.5, 0.7), stats.beta(0.5, 0.7)),
 }
 
 
@@ -106,7 +109,7 @@ def test_array_parameters_equal_scalar_ones(name):
         assert np.array_equal(each, scalar)
         assert after.position == width(name) * 12
     # Without size the parameters give the shape; element i uses its own.
-    varied = [np.array([p, p + 0.5]) if p else p for p in params]
+    varied = [np.array([p, p + (1 if isinstance(p, int) else 0.5)]) if p else p for p in params]
     if name == "triangular":
         varied = [np.array([-1.0, -2.0]), 0.5, 3.0]
     values, _ = parametric.fill(stream, name, *varied)
@@ -176,6 +179,8 @@ def test_extreme_parameters_stay_in_the_support():
     (lambda g: g.chisquare(0.0), ValueError, "df must be positive"),
     (lambda g: g.poisson(-1.0), ValueError, "lam must be non-negative"),
     (lambda g: g.poisson(2.0**60), ValueError, "lam must be at most"),
+    (lambda g: g.binomial(10, 1.5), ValueError, "p must be at most 1"),
+    (lambda g: g.binomial(-1, 0.5), ValueError, "n must be non-negative"),
 ])
 def test_bad_parameters_raise_before_any_draw(call, error, match):
     g = Generator(ROOT)
@@ -277,3 +282,67 @@ def test_composed_laws(name):
     else:
         assert stats.kstest(x, law.cdf).pvalue > ALPHA
     assert callable(getattr(Generator, name))
+
+
+@pytest.mark.parametrize("n,p", [(0, 0.5), (20, 0.0), (20, 1.0), (1000, 0.001), (30, 0.3),
+                                 (1000, 0.5), (1000, 0.97), (10**12, 1e-6), (10**9, 0.4)])
+def test_binomial_across_trials_and_probabilities(n, p):
+    """Inversion while n min(p, 1 - p) < 10, BTRS above (and its rejections), p
+    near 0 and 1 by the flip: chi-square where the counts spread, the first
+    two moments within 5 standard errors."""
+    x = law_fill(ROOT.sub("binomial").sub(f"{n}-{p}"), "binomial", N, params=(n, p))
+    assert x.dtype == np.int64 and (x >= 0).all() and (x <= n).all()
+    law = stats.binom(n, p)
+    mean, var = law.stats()
+    if var == 0:
+        assert (x == mean).all()
+        return
+    assert abs(x.mean() - mean) < 5 * np.sqrt(var / N)
+    kurtosis = float(law.stats(moments="k"))
+    assert abs(x.var() - var) < 5 * np.sqrt(var**2 * (kurtosis + 2) / N)
+    if n <= 1000:
+        assert chisquare_pvalue(x, law) > ALPHA
+
+
+def test_permuted_shuffles_each_slice_by_the_permutation_rule():
+    x = np.arange(24).reshape(2, 3, 4)
+    g = Generator(ROOT.sub("permuted"))
+    y = g.permuted(x, axis=1)
+    assert (np.sort(y, axis=1) == x).all() and not (y == x).all()
+    stream = ROOT.sub("permuted")
+    keys, after = stream.bits((8, 3), dtype=np.uint64)  # the 2 * 4 slices of 3 in turn
+    order = np.argsort(keys, axis=-1, kind="stable")
+    slices = np.moveaxis(x, 1, -1).reshape(8, 3)
+    expected = np.moveaxis(np.take_along_axis(slices, order, -1).reshape(2, 4, 3), -1, 1)
+    assert (y == expected).all() and g.stream == after
+    assert (Generator(tandem.Philox(4)).permuted(np.arange(9))
+            == Generator(tandem.Philox(4)).permutation(9)).all()
+    out = np.empty_like(x)
+    assert Generator(tandem.Philox(4)).permuted(x, out=out) is out
+    with pytest.raises(np.exceptions.AxisError):
+        g.permuted(x, axis=3)
+
+
+@pytest.mark.parametrize("a,b", [(2.0, 3.0), (0.5, 3.0), (1.0, 1.0), (1e-3, 1e-3), (1e3, 0.2)])
+def test_beta_by_both_rules(a, b):
+    """Jöhnk's rule when both shapes are at most 1 (its log path where both
+    powers underflow), two gammas otherwise: KS against SciPy (ALPHA); at
+    shapes 1e-3 the values pile at 0 and 1 in the proportions b / (a + b)."""
+    x, _ = parametric.beta(ROOT.sub("beta").sub(f"{a}-{b}"), a, b, N)
+    assert ((x >= 0) & (x <= 1)).all() and np.isfinite(x).all()
+    if a < 0.01:
+        near_zero = np.mean(x < 0.5)
+        assert abs(near_zero - 0.5) < 5 * np.sqrt(0.25 / N)
+    else:
+        assert stats.kstest(x, stats.beta(a, b).cdf).pvalue > ALPHA
+    mixed, _ = parametric.beta(ROOT.sub("beta"), [0.5, 2.0], [0.5, 3.0], (3, 2))
+    assert mixed[0, 0] == parametric.beta(ROOT.sub("beta"), 0.5, 0.5, 1)[0][0]
+    assert mixed[0, 1] == parametric.beta(ROOT.sub("beta"), 2.0, 3.0, 2)[0][1]
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")  # the simulator's uint64 wraps
+def test_cuda_kernels_of_johnks_beta_equal_the_cpu():
+    stream = ROOT.sub("cuda-johnk")
+    on_cuda, _ = parametric.fill(stream, "beta_johnk", 0.4, 0.7, size=70, threads=32,
+                                 backend="cuda")
+    assert np.array_equal(on_cuda, parametric.fill(stream, "beta_johnk", 0.4, 0.7, size=70)[0])

@@ -1,4 +1,4 @@
-"""special: log1p64, expm1_64 and lgamma64 compiled equal plain Python bit for
+"""special: log1p64, expm1_64, lgamma64 and acos64 compiled equal plain Python bit for
 bit (and under the CUDA simulator), their errors stay within the documented
 bounds against mpmath, the special values are the documented ones, and no
 rounded product feeds a sum."""
@@ -17,14 +17,16 @@ from test_fmath import _ir, _products_fed_to_sums
 
 core.register()
 log1p64, expm1_64, lgamma64 = special.log1p64, special.expm1_64, special.lgamma64
-NAMES = ["log1p64", "expm1_64", "lgamma64"]
-FUNCTIONS = {"log1p64": log1p64, "expm1_64": expm1_64, "lgamma64": lgamma64}
-REFERENCE = {"log1p64": mp.log1p, "expm1_64": mp.expm1, "lgamma64": mp.loggamma}
+acos64 = special.acos64
+NAMES = ["log1p64", "expm1_64", "lgamma64", "acos64"]
+FUNCTIONS = {"log1p64": log1p64, "expm1_64": expm1_64, "lgamma64": lgamma64, "acos64": acos64}
+REFERENCE = {"log1p64": mp.log1p, "expm1_64": mp.expm1, "lgamma64": mp.loggamma,
+             "acos64": mp.acos}
 
 # The maxima in ulps that the docstrings state, from tools/ulp_accuracy.py, are
-# 0.501, 0.509 and 0.519 on 2**18 to 2**22 inputs a set; the fixed inputs below
-# reach 0.500, 0.502 and 0.500, the same on every machine.
-BOUND = {"log1p64": 0.51, "expm1_64": 0.52, "lgamma64": 0.53}
+# 0.501, 0.509, 0.519 and ACOS_MAX on 2**18 to 2**22 inputs a set; the fixed inputs
+# below reach 0.500, 0.502, 0.500 and ACOS_FIXED, the same on every machine.
+BOUND = {"log1p64": 0.51, "expm1_64": 0.52, "lgamma64": 0.53, "acos64": 0.52}
 MEAN_BOUND = 0.26
 BITS_NAN = 0x7FF8000000000000
 MAX = np.finfo(np.float64).max
@@ -48,7 +50,14 @@ def _lgamma_loop(x, out):
         out[i] = lgamma64(x[i])
 
 
-LOOPS = {"log1p64": _log1p_loop, "expm1_64": _expm1_loop, "lgamma64": _lgamma_loop}
+@numba.njit
+def _acos_loop(x, out):
+    for i in range(x.size):
+        out[i] = acos64(x[i])
+
+
+LOOPS = {"log1p64": _log1p_loop, "expm1_64": _expm1_loop, "lgamma64": _lgamma_loop,
+         "acos64": _acos_loop}
 
 
 def _compiled(name, x):
@@ -102,7 +111,20 @@ def _inputs():
         rng.choice([1.0, 2.0], 500) + _log_uniform(rng, -52, -2, 500, signs=True),
         _log_uniform(rng, -1074, -1, 300),
         _log_uniform(rng, 3, 1014.9, 500)])
-    return {"log1p64": log1p, "expm1_64": expm1, "lgamma64": lgamma}
+    sign = rng.choice([-1.0, 1.0], 600)
+    acos = np.concatenate([
+        _around([0.5, -0.5, 0.0, 2.0**-26, -(2.0**-26)]),  # the switch at |x| = 1/2, and 0
+        _near_one(8), -_near_one(8),
+        rng.uniform(-1, 1, 1200),
+        sign * (1 - _log_uniform(rng, -53, -1, 600)),  # near +-1, where 1 - |x| is tiny
+        _log_uniform(rng, -60, -1, 400, signs=True),  # near 0, where acos is pi/2 - x
+        rng.choice([0.5, -0.5], 400) + _log_uniform(rng, -53, -3, 400, signs=True)])
+    return {"log1p64": log1p, "expm1_64": expm1, "lgamma64": lgamma, "acos64": acos}
+
+
+def _near_one(k):
+    """The k doubles below 1 and 1 - 2**-j for j = 1 ... 52 (all exact)."""
+    return np.concatenate([1 - np.arange(1, k + 1) * 2.0**-53, 1 - 2.0 ** -np.arange(1.0, 53.0)])
 
 
 INPUTS = _inputs()
@@ -118,6 +140,12 @@ SPECIAL_VALUES = {
     "lgamma64": [(1.0, 0.0), (2.0, 0.0), (0.0, np.nan), (-0.0, np.nan), (-1.0, np.nan),
                  (-np.inf, np.nan), (np.nan, np.nan), (np.inf, np.inf),
                  (np.nextafter(special._LGAMMA_MAX, np.inf), np.inf), (MAX, np.inf)],
+    "acos64": [(1.0, 0.0), (-1.0, np.pi), (0.0, np.pi / 2), (-0.0, np.pi / 2),
+               (0.5, 1.0471975511965979),  # pi / 3 rounded; np.pi / 3 is the double below
+               (5e-324, np.pi / 2), (-5e-324, np.pi / 2),
+               (np.nextafter(1.0, 2.0), np.nan), (np.nextafter(-1.0, -2.0), np.nan),
+               (2.0, np.nan), (-MAX, np.nan), (np.inf, np.nan), (-np.inf, np.nan),
+               (np.nan, np.nan)],
 }
 
 
@@ -231,6 +259,16 @@ def test_thresholds_and_constants():
     assert special._STIRLING_R[0] == 1 / 12
 
 
+def test_acos_just_inside_one_is_correctly_rounded():
+    """Next to +-1 (1 - |x| from 2**-53 up), where acos x ~ sqrt(2 (1 - |x|)) has the
+    largest relative slope, the results are the correctly rounded ones."""
+    mp.mp.dps = 40
+    x = np.concatenate([_near_one(64), -_near_one(64)])
+    got = _compiled("acos64", x)
+    exact = np.array([float(mp.acos(mp.mpf(float(v)))) for v in x])
+    np.testing.assert_array_equal(_bits(got), _bits(exact))
+
+
 def test_no_rounded_product_feeds_a_sum():
     for name in NAMES:
         _compiled(name, INPUTS[name][:8])
@@ -245,21 +283,24 @@ def test_cuda_simulator_equals_plain_python():
     if not config.ENABLE_CUDASIM and not cuda.is_available():
         pytest.skip("no CUDA device")
     cc = core.for_cuda()
-    c_log1p, c_expm1, c_lgamma = cc.log1p64, cc.expm1_64, cc.lgamma64
+    c_log1p, c_expm1, c_lgamma, c_acos = cc.log1p64, cc.expm1_64, cc.lgamma64, cc.acos64
 
     @cuda.jit
-    def kernel(x, y, z, a, b, c):
+    def kernel(x, y, z, v, a, b, c, d):
         i = cuda.grid(1)
         if i < x.size:
             a[i] = c_log1p(x[i])
             b[i] = c_expm1(y[i])
             c[i] = c_lgamma(z[i])
+            d[i] = c_acos(v[i])
 
     n = 48
-    x, y, z = (np.ascontiguousarray(INPUTS[name][_sample(INPUTS[name], n)[-n:]])
-               for name in NAMES)
-    a, b, c = np.empty(n), np.empty(n), np.empty(n)
-    kernel[1, 64](x, y, z, a, b, c)
-    for got, name, args in ((a, "log1p64", x), (b, "expm1_64", y), (c, "lgamma64", z)):
+    x, y, z, v = (np.ascontiguousarray(INPUTS[name][_sample(INPUTS[name], n)[-n:]])
+                  for name in NAMES)
+    v[:6] = 1.0, -1.0, 0.0, 2.0, np.nan, np.nextafter(-1.0, 0.0)  # the selects, NaN included
+    a, b, c, d = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    kernel[1, 64](x, y, z, v, a, b, c, d)
+    for got, name, args in ((a, "log1p64", x), (b, "expm1_64", y), (c, "lgamma64", z),
+                            (d, "acos64", v)):
         expected = np.array([FUNCTIONS[name](v) for v in args])
         np.testing.assert_array_equal(_bits(got), _bits(expected), err_msg=name)

@@ -11,7 +11,7 @@ for fmath and special and float32 ulps for fmath32.  ``tests/test_fmath.py`` and
 The reference is NumPy's ``longdouble`` where that is x87 extended precision
 (64-bit mantissa): ``np.log``, ``np.exp``, ``np.sin`` and ``np.cos`` on
 longdouble arrays, with the argument of sin and cos reduced exactly in
-u-space first, and ``np.log1p`` and ``np.expm1``.  The script first measures
+u-space first, and ``np.log1p``, ``np.expm1`` and ``np.arccos``.  The script first measures
 that reference against mpmath at 40 digits on a sample and prints its error
 in float64 ulps.  NumPy has no lgamma: its reference is mpmath's ``loggamma``
 at 30 digits, carried into a longdouble as two doubles, on fewer inputs
@@ -94,7 +94,8 @@ def _special_loops():
                 out[i] = fn(x[i])
         return loop
 
-    return {name: make(getattr(special, name)) for name in ("log1p64", "expm1_64", "lgamma64")}
+    return {name: make(getattr(special, name))
+            for name in ("log1p64", "expm1_64", "lgamma64", "acos64")}
 
 
 SPECIAL_LOOPS = _special_loops()
@@ -143,6 +144,8 @@ def reference(name, x):
         return {name: np.log1p(xl)}
     if name == "expm1_64":
         return {name: np.expm1(xl)}
+    if name == "acos64":
+        return {name: np.arccos(xl)}
     if name == "exp64":
         return {"exp64": np.exp(xl)}
     n = np.rint(4 * xl)
@@ -166,6 +169,8 @@ def mp_reference(name, v):
         return {name: mp.log1p(v)}
     if name == "expm1_64":
         return {name: mp.expm1(v)}
+    if name == "acos64":
+        return {name: mp.acos(v)}
     if name == "log64":
         return {"log64": mp.log(v)}
     if name == "exp64":
@@ -207,6 +212,9 @@ def check_reference(samples):
                                    2.0 ** rng.uniform(-60, 1023, samples // 2)]),
         "expm1_64": np.concatenate([rng.uniform(-0.35, 0.35, samples // 2),
                                     rng.uniform(-38, 709.78, samples // 2)]),
+        "acos64": np.concatenate([rng.uniform(-1, 1, samples // 2),
+                                  (1 - 2.0 ** rng.uniform(-53, -1, samples // 2))
+                                  * rng.choice([-1.0, 1.0], samples // 2)]),
     }
     worst = {}
     for name, x in sets.items():
@@ -308,6 +316,10 @@ def input_sets(scale):
         x[0] = special._LGAMMA_MAX
         return x
 
+    def near_one(sign):
+        """sign (1 - 2**u), u uniform in [-53, -1] (rounded to a double: 1 - 2**-53 is 1)."""
+        return lambda k: sign * (1.0 - 2.0 ** rng.uniform(-53, -1, k))
+
     def random_words():
         for i in range(0, n24, CHUNK):
             w = rng.integers(0, 2**32, min(CHUNK, n24 - i), dtype=np.uint64)
@@ -345,6 +357,12 @@ def input_sets(scale):
         ("lgamma64", "2^[3, 60], log-uniform", drawn(log_uniform(3, 60), n18), n18),
         ("lgamma64", "k + 1, k < 1e13 log-uniform", drawn(log_factorials, n18), n18),
         ("lgamma64", "2^60 to the largest finite", drawn(top, n18), n18),
+        ("acos64", "uniform [-1, 1]", uniform(-1.0, 1.0), n22),
+        ("acos64", "1 - 2^[-53, -1], log-uniform", drawn(near_one(1.0), n22), n22),
+        ("acos64", "-1 + 2^[-53, -1], log-uniform", drawn(near_one(-1.0), n22), n22),
+        ("acos64", "+-2^[-60, -1], log-uniform", drawn(log_uniform(-60, -1, True), n22), n22),
+        ("acos64", "+-(1/2 + d), |d| in 2^[-53, -3]", drawn(near([0.5, -0.5], -53, -3), n22),
+         n22),
     ]
 
 
@@ -390,6 +408,8 @@ def throughput():
         ("log1p64", rate(SPECIAL_LOOPS["log1p64"], x / 40, out), "np.log1p",
          rate(np.log1p, x / 40, out)),
         ("expm1_64", rate(SPECIAL_LOOPS["expm1_64"], x, out), "np.expm1", rate(np.expm1, x, out)),
+        ("acos64", rate(SPECIAL_LOOPS["acos64"], x / 40, out), "np.arccos",
+         rate(np.arccos, x / 40, out)),
     ]
     g = rng.uniform(0, 100, n)
     try:
@@ -399,8 +419,8 @@ def throughput():
     else:
         rows.append(("lgamma64", rate(SPECIAL_LOOPS["lgamma64"], g, out),
                      "scipy.special.gammaln", rate(gammaln, g, out)))
-    print(f"n = {n} float64, one thread, best of 7 (log1p on [-1, 0], expm1 on [-40, 0], "
-          "lgamma on [0, 100])\n")
+    print(f"n = {n} float64, one thread, best of 7 (log1p and acos on [-1, 0], expm1 on "
+          "[-40, 0], lgamma on [0, 100])\n")
     print("| function | M/s | NumPy | M/s |")
     print("| --- | --- | --- | --- |")
     for a, ra, b, rb in rows:
@@ -508,16 +528,25 @@ def _stirling_r(w):  # lgamma(x) = (x - 1/2) log x - x + log(2 pi) / 2 + R(1/x**
         return x * (mp.loggamma(x) - (x - mp.mpf(1) / 2) * mp.log(x) + x - mp.log(2 * mp.pi) / 2)
 
 
+def _acos_p(z):  # asin(u) = u + u**3 P(u**2), z = u**2
+    if not z:
+        return mp.mpf(1) / 6
+    u = mp.sqrt(z)
+    return (mp.asin(u) - u) / (z * u)
+
+
 def derive_coefficients_special():
     """The polynomial coefficients of special, lowest degree first, as float64.
 
-    ``_LGAMMA_P_LO`` holds the rounding errors of ``_LGAMMA_P``'s first three
-    coefficients (double-doubles in the module); the errors reported are
-    relative, of the polynomials as the module uses them.
+    ``_LGAMMA_P_LO`` and ``_ACOS_P_LO`` hold the rounding errors of the first
+    three coefficients of ``_LGAMMA_P`` and the first of ``_ACOS_P``
+    (double-doubles in the module); the errors reported are relative, of the
+    polynomials as the module uses them.
     """
     mp.mp.dps = 60
     specs = {"_LGAMMA_P": (_lgamma_p, (-mp.mpf(1) / 2, mp.mpf(1) / 2), 19, 3),
-             "_STIRLING_R": (_stirling_r, (0, mp.mpf(1) / 64), 6, 0)}
+             "_STIRLING_R": (_stirling_r, (0, mp.mpf(1) / 64), 6, 0),
+             "_ACOS_P": (_acos_p, (0, mp.mpf(1) / 4), 13, 1)}
     result = {}
     for name, (f, interval, degree, n_double) in specs.items():
         c = list(reversed(mp.chebyfit(f, list(interval), degree + 1)))
@@ -551,6 +580,7 @@ def derive_constants_special():
     derive_coefficients(fmath_fits)  # the low parts of two fmath coefficients
     mp.mp.dps = 60
     half_log_2pi = mp.log(2 * mp.pi) / 2
+    half_pi = mp.pi / 2
     # values from 2**1024 - 2**970 (half an ulp above the largest double) round to inf
     overflow = mp.mpf(2)**1024 - mp.mpf(2)**970
     return {
@@ -558,6 +588,8 @@ def derive_constants_special():
         "_EXP_Q1_LO": float(fmath_fits["_EXP_Q"][1] - fmath._EXP_Q[1]),
         "_HALF_LOG_2PI_HI": float(half_log_2pi),
         "_HALF_LOG_2PI_LO": float(half_log_2pi - float(half_log_2pi)),
+        "_PI_2_HI": float(half_pi),
+        "_PI_2_LO": float(half_pi - float(half_pi)),
         "_LGAMMA_MAX": _largest_double_below(mp.loggamma, overflow, 1e305, 1e306),
         "_EXPM1_MAX": _largest_double_below(mp.expm1, overflow, 709.0, 710.0),
     }

@@ -4,7 +4,7 @@ import collections.abc
 
 import numpy as np
 
-from . import arrays, checks, distributions, parametric, sampling
+from . import arrays, checks, distributions, multivariate, parametric, sampling
 from .bitgen import StreamBitGenerator
 from .stream import Philox, Stream
 
@@ -41,8 +41,9 @@ class Generator(np.random.Generator):
     ``shuffle``, ``uniform``, ``laplace``, ``logistic``, ``gumbel``,
     ``standard_cauchy``, ``rayleigh``, ``weibull``, ``power``, ``triangular``,
     ``lognormal``, ``pareto``, ``geometric``, ``standard_gamma``, ``gamma``,
-    ``chisquare``, ``poisson``, ``standard_t``, ``f``, ``negative_binomial``)
-    are tandem's rules: each call gives exactly what the same
+    ``chisquare``, ``poisson``, ``binomial``, ``standard_t``, ``f``,
+    ``negative_binomial``, ``wald``, ``beta``, ``permuted``,
+    ``multivariate_normal``, ``dirichlet``, ``multinomial``) are tandem's rules: each call gives exactly what the same
     ``Stream`` fill gives (cut-invariant, addressable, the same bits on the
     GPU).  The others are NumPy's algorithms on the stream's words: the same
     on any CPU, but not tandem's rules.  Every call moves the stream on past
@@ -327,3 +328,70 @@ class Generator(np.random.Generator):
         """Negative binomial counts, as ``numpy.random.Generator.negative_binomial``
         (:func:`tandem.parametric.negative_binomial`)."""
         return self._draw(parametric.negative_binomial, n, p, size)
+
+    def binomial(self, n, p, size=None):
+        """Binomial counts (int64), as ``numpy.random.Generator.binomial``
+        (``tandem.core.binomial``); ``n`` below ``2**52``."""
+        return self._law("binomial", n, p, size=size)
+
+    def wald(self, mean, scale, size=None):
+        """Wald variates, as ``numpy.random.Generator.wald`` (:func:`tandem.parametric.wald`)."""
+        return self._draw(parametric.wald, mean, scale, size)
+
+    def permuted(self, x, *, axis=None, out=None):
+        """``x`` with each slice along ``axis`` shuffled on its own, as
+        ``numpy.random.Generator.permuted`` (``axis`` None: the flattened array).
+
+        Slice ``j`` (in C order of the other axes) is ordered by the stable
+        argsort of its ``n`` 64-bit draws, the ``n`` after those of slice
+        ``j - 1``: the permutation rule of each slice in turn.
+        """
+        x = np.asarray(x)
+        if out is not None:
+            if not isinstance(out, np.ndarray) or out.shape != x.shape:
+                raise ValueError("out must be an array of the shape of x")
+            if not np.can_cast(x.dtype, out.dtype, casting="safe"):
+                raise TypeError(f"out's dtype {out.dtype} cannot hold x's {x.dtype}")
+            if not out.flags.writeable:
+                raise ValueError("out must be writeable")
+        if axis is None:
+            values = x.reshape(-1)
+            result = self.permuted(values, axis=0)
+            result = result.reshape(x.shape)
+        else:
+            axis = _axis(axis, x.ndim)
+            moved = np.moveaxis(x, axis, -1)
+            rows = moved.reshape(-1, moved.shape[-1]) if moved.size else moved.reshape(
+                0, moved.shape[-1])
+            keys = self._draw(distributions.bits, rows.shape, dtype=np.uint64)
+            order = np.argsort(keys, axis=-1, kind="stable")
+            result = np.moveaxis(np.take_along_axis(rows, order, axis=-1).reshape(
+                moved.shape), -1, axis)
+        if out is None:
+            return result
+        out[...] = result
+        return out
+
+    def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *,
+                            method="svd"):
+        """Multivariate normal draws, as ``numpy.random.Generator.multivariate_normal``
+        (:func:`tandem.multivariate.multivariate_normal`)."""
+        return self._draw(multivariate.multivariate_normal, mean, cov, size, check_valid, tol,
+                          method=method)
+
+    def beta(self, a, b, size=None):
+        """Beta variates, as ``numpy.random.Generator.beta`` (:func:`tandem.parametric.beta`)."""
+        return self._draw(parametric.beta, a, b, size)
+
+    def dirichlet(self, alpha, size=None):
+        """Dirichlet draws, as ``numpy.random.Generator.dirichlet``
+        (:func:`tandem.multivariate.dirichlet`)."""
+        return self._draw(multivariate.dirichlet, alpha, size)
+
+    def multinomial(self, n, pvals, size=None):
+        """Multinomial counts, as ``numpy.random.Generator.multinomial`` for a scalar
+        ``n`` and one ``pvals`` (:func:`tandem.multivariate.multinomial`); other
+        shapes go to NumPy's own method."""
+        if np.ndim(n) or np.ndim(pvals) != 1:
+            return super().multinomial(n, pvals, size)
+        return self._draw(multivariate.multinomial, n, pvals, size)

@@ -37,6 +37,8 @@ from . import checks, oracle
 from .core.addressing import join64
 from .core.choice import alias_index
 from .core.fmath import fma
+from .core.beta import johnk_first, johnk_retry
+from .core.binomial import binomial_first, binomial_retry
 from .core.gamma import gamma_first, gamma_retry
 from .core.poisson import poisson_first, poisson_retry
 from .core.inversion import (
@@ -471,6 +473,14 @@ def map_poisson64(lo, hi, params, table):
     return poisson_first(lo, hi, as_float(params[0]))
 
 
+def map_beta_johnk64(lo, hi, params, table):
+    return johnk_first(lo, hi, as_float(params[0]), as_float(params[1]))
+
+
+def map_binomial64(lo, hi, params, table):
+    return binomial_first(lo, hi, as_float(params[0]), as_float(params[1]))
+
+
 # -- retries ----------------------------------------------------------------------
 
 def retry_integers32(generator, c0, c1, c2, c3, g, lo, hi, params, table):
@@ -498,6 +508,14 @@ def retry_gamma64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
 
 def retry_poisson64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
     return poisson_retry(generator, c0, c1, c2, c3, g, as_float(params[0]))
+
+
+def retry_binomial64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
+    return binomial_retry(generator, c0, c1, c2, c3, g, as_float(params[0]), as_float(params[1]))
+
+
+def retry_beta_johnk64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
+    return johnk_retry(generator, c0, c1, c2, c3, g, as_float(params[0]), as_float(params[1]))
 
 
 def never_retried32(generator, c0, c1, c2, c3, g, lo, hi, params, table):
@@ -580,6 +598,11 @@ KINDS = {kind.name: kind for kind in (
     # Counts as f64 (tandem.core.poisson); PTRS rejects about 10 % from mean 10 on.
     Kind("poisson64", 4, map_poisson64, oracle.poisson64, retry_poisson64,
          oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True),
+    Kind("binomial64", 4, map_binomial64, oracle.binomial64, retry_binomial64,
+         oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True),
+    # Jöhnk's beta, for both shapes at most 1 (tandem.core.beta).
+    Kind("beta_johnk64", 4, map_beta_johnk64, oracle.beta_johnk64, retry_beta_johnk64,
+         oracle.beta_johnk64_miss, "tandem.beta", miss_rate=0.5, deferred=True),
 )}
 
 

@@ -419,6 +419,89 @@ def poisson64_miss(record, d):
             return k
 
 
+# -- binomial: a block an element ------------------------------------------------
+
+def _binomial_inversion(u, n, p):
+    ratio = p / (1.0 - p)
+    f = float(fmath.exp64(float(fmath.fma(n, float(special.log1p64(0.0 - p)), 0.0))))
+    total, k = f, 0.0
+    while u > total and k < n:
+        k += 1.0
+        f = float(fmath.fma(f * ((n - k + 1.0) / k), ratio, 0.0))
+        if total + f == total:
+            break
+        total += f
+    return k
+
+
+def _btrs(u, v, n, p):
+    q = 1.0 - p
+    spq = float(np.sqrt(n * p * q))
+    b = float(fmath.fma(2.53, spq, 1.15))
+    a = float(fmath.fma(0.0248, b, float(fmath.fma(0.01, p, -0.0873))))
+    us = 0.5 - abs(u - 0.5)
+    k = float(np.floor(float(fmath.fma(2.0 * a / us + b, u - 0.5, float(fmath.fma(n, p, 0.5))))))
+    if k < 0.0 or k > n:
+        return False, k
+    if us >= 0.07 and v <= 0.92 - 4.2 / b:
+        return True, k
+    alpha = (2.83 + 5.1 / b) * spq
+    m = float(np.floor(float(fmath.fma(n, p, p))))
+    lg = special.lgamma64
+    h = float(lg(m + 1.0)) + float(lg((n - m) + 1.0))
+    rest = h - (float(lg(k + 1.0)) + float(lg((n - k) + 1.0)))
+    return _log(v * alpha / (a / (us * us) + b)) <= float(fmath.fma(k - m, _log(p / q), rest)), k
+
+
+@_blockwise
+def binomial64(d0, d1, params):
+    n, p = _as_float(params[0]), _as_float(params[1])
+    small = 1.0 - p if p > 0.5 else p
+    if n * small < 10.0:
+        k, accepted = _binomial_inversion(_v(d0), n, small), True
+    else:
+        accepted, k = _btrs(_v(d0), _v(d1), n, small)
+    return (n - k if p > 0.5 else k), accepted
+
+
+def binomial64_miss(record, d):
+    n, p = _as_float(record.params[0]), _as_float(record.params[1])
+    small = 1.0 - p if p > 0.5 else p
+    for r in itertools.count():
+        accepted, k = _btrs(_v(_draw64(record, record.start, 4 * r)),
+                            _v(_draw64(record, record.start, 4 * r + 2)), n, small)
+        if accepted:
+            return n - k if p > 0.5 else k
+
+
+# -- Jöhnk's beta: a block an element -------------------------------------------------
+
+def _johnk(u, v, a, b):
+    lx, ly = float(np.divide(_log(u), a)), float(np.divide(_log(v), b))
+    x, y = _exp(lx), _exp(ly)
+    if not x + y <= 1.0:
+        return False, 0.0
+    if x + y > 0.0:
+        return True, x / (x + y)
+    m = max(lx, ly)
+    return True, _exp((lx - m) - _log(_exp(lx - m) + _exp(ly - m)))
+
+
+@_blockwise
+def beta_johnk64(d0, d1, params):
+    accepted, value = _johnk(_v(d0), _v(d1), _as_float(params[0]), _as_float(params[1]))
+    return value, accepted
+
+
+def beta_johnk64_miss(record, d):
+    a, b = _as_float(record.params[0]), _as_float(record.params[1])
+    for r in itertools.count():
+        accepted, value = _johnk(_v(_draw64(record, record.start, 4 * r)),
+                                 _v(_draw64(record, record.start, 4 * r + 2)), a, b)
+        if accepted:
+            return value
+
+
 # -- the ziggurats ------------------------------------------------------------------
 # Each: (draw -> (layer, negative, m)), the fast value m * W[layer] in the
 # output's precision, and m < K[layer].

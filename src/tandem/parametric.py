@@ -93,6 +93,10 @@ def _probability(p):
         raise ValueError("p must be at most 1")
 
 
+def _trials(n, p):
+    _probability(p)
+
+
 def _gamma_words(shape, scale):
     """``tandem.core.gamma``'s words, ``(d, c, d * scale)`` for ``shape >= 1`` and
     ``(shape, -1/shape, scale)`` below, by IEEE operations alone."""
@@ -134,11 +138,22 @@ LAWS = {
                      lambda df: _gamma_words(df * 0.5, 2.0)),
     "poisson": Law("poisson64", (Real("lam", nonnegative=True, bound=_LAM_MAX / _F64_MAX),),
                    _shape_only, counts=True),
+    "binomial": Law("binomial64", (Real("n", nonnegative=True, bound=_LAM_MAX / _F64_MAX),
+                                   Real("p", nonnegative=True, bound=1.0)),
+                    lambda n, p: (np.trunc(n), p, 0.0), _trials, counts=True),
     "pareto": Law("pareto64", (Real("a", positive=True, bound=1.0),), _shape_only),
     "normal": Law("normal64", (Real("loc"), Real("scale", nonnegative=True, bound=1 / 128)),
                   _located),
     "geometric": Law("geometric64", (Real("p", positive=True, bound=1.0),), _shape_only,
                      _probability, counts=True),
+}
+
+
+#: Laws that other laws are made of, drawn only through them.
+_PARTS = {
+    "beta_johnk": Law("beta_johnk64", (Real("a", positive=True, bound=1.0),
+                                       Real("b", positive=True, bound=1.0)),
+                      lambda a, b: (a, b, 0.0)),
 }
 
 
@@ -162,9 +177,9 @@ def _checked(law, values):
 def _prepare(name, params):
     """``(kind, parameter words, the parameters' names)``: the words as uint64
     arrays that broadcast together."""
-    if name not in LAWS:
+    law = LAWS.get(name) or _PARTS.get(name)
+    if law is None:
         raise ValueError(f"no law named {name!r:.60}; the laws are {sorted(LAWS)}")
-    law = LAWS[name]
     words = np.broadcast_arrays(*law.words(*_checked(law, params)))
     names = " and ".join(p.name for p in law.parameters)
     return (KINDS[law.kind], [np.array(w, dtype=np.float64).view(np.uint64) for w in words],
@@ -231,7 +246,7 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
     ((2,), 4)
     """
     kind, words, names = _prepare(name, params)
-    counts = LAWS[name].counts
+    counts = _counts(name)
     into = out
     if counts and out is not None:  # the f64 counts first, then into ``out``
         if getattr(out, "dtype", None) != np.int64:
@@ -251,17 +266,27 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
 _INT64_MAX = np.iinfo(np.int64).max
 
 
+def _counts(name):
+    return (LAWS.get(name) or _PARTS[name]).counts
+
+
+def _width(name):
+    """Words per element of the law ``name``."""
+    return KINDS[(LAWS.get(name) or _PARTS[name]).kind].width
+
+
 def _as_counts(values, into=None):
     """The f64 counts ``values`` as int64 (those from ``2**63`` on as the
     largest int64, as NumPy's geometric), in ``into`` when given."""
-    xp = arrays.module_of(values) if np.ndim(values) else np
+    scalar = isinstance(values, (numbers.Number, np.generic))  # not a 0-d array
+    xp = np if scalar else arrays.module_of(values)
     big = values >= 2.0**63
     counts = xp.where(big, 0.0, values).astype(np.int64)
     counts = xp.where(big, _INT64_MAX, counts)
     if into is not None:
         into[...] = counts
         return into
-    return np.int64(counts) if np.ndim(counts) == 0 else counts
+    return np.int64(counts) if scalar else counts
 
 
 def _fill_each(stream, kind, words, names, size, out, dtype, threads, backend):
@@ -358,7 +383,7 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
     if not words[0].shape:
         spec = _spec(kind.name, tuple(int(w) for w in words), _F64)
         values = _run_at(stream, spec, index, threads, device, backend)
-        return _as_counts(values) if LAWS[name].counts else values
+        return _as_counts(values) if _counts(name) else values
     _check_stream(stream)
     _check_threads(threads)
     _host_only(device)
@@ -372,7 +397,7 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
         _backend(backend or "cpu").addressed_each(record, flat, _each(words, shape), values,
                                                   threads)
     values = values.reshape(shape)
-    return _as_counts(values) if LAWS[name].counts else values
+    return _as_counts(values) if _counts(name) else values
 
 
 # -- laws composed of others, two blocks an element ------------------------------------
@@ -406,7 +431,7 @@ def _composed(stream, size, first, second, combine, threads=None, backend=None):
     words = _COMPOSED_WORDS * np.arange(n, dtype=np.uint64).reshape(shape)
 
     def part(name, params, offset):
-        width = KINDS[LAWS[name].kind].width
+        width = _width(name)
         params = [np.broadcast_to(p, shape) if np.ndim(p) else p for p in params]
         return at(base, name, (words + np.uint64(offset)) // np.uint64(width), *params,
                   threads=threads, backend=backend)
@@ -479,3 +504,83 @@ def negative_binomial(stream, n, p, size=None, *, threads=None, backend=None):
     return _composed(stream, size, ("gamma", (n, scale)),
                      ("poisson", lambda y: (np.minimum(y, _LAM_MAX),)),
                      lambda y, k: k, threads, backend)
+
+
+def wald(stream, mean, scale, size=None, *, threads=None, backend=None):
+    """Wald (inverse Gaussian) variates by Michael, Schucany and Haas's
+    transformation: with ``z`` the f64 normal's element at word ``8 i`` and
+    ``u`` the uniform's at ``8 i + 4``, ``y = (mean z) z``, ``x = mean (1 - 2 /
+    (1 + sqrt(1 + (4 scale) / y)))`` (the form without cancellation of
+    ``mean + (mean / (2 scale)) (y - sqrt(4 scale y + y y))``), and the value
+    ``x`` if ``u <= mean / (mean + x)``, else ``(mean mean) / x``.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> from tandem import parametric
+    >>> x, _ = parametric.wald(tandem.Philox(1), 1.0, 2.0, 3)
+    >>> bool((x > 0).all())
+    True
+    """
+    mean = Real("mean", positive=True, bound=1e-10).check_array(mean, _F64)
+    scale = Real("scale", positive=True, bound=1e-10).check_array(scale, _F64)
+
+    def combine(z, u):
+        y = mean * z * z
+        with np.errstate(divide="ignore"):
+            x = mean * (1.0 - 2.0 / (1.0 + np.sqrt(1.0 + 4.0 * scale / y)))
+        return np.where(u <= mean / (mean + x), x, mean * mean / x)
+
+    return _composed(stream, size, ("normal", (0.0, 1.0)), ("uniform", (0.0, 1.0)), combine,
+                     threads, backend)
+
+
+def beta(stream, a, b, size=None, *, threads=None, backend=None):
+    """Beta variates, 8 words an element, as NumPy chooses its algorithm: where
+    ``a`` and ``b`` are both at most 1, Jöhnk's rule on the block at word
+    ``8 i`` (``tandem.core.beta``); elsewhere ``x / (x + y)`` with ``x`` and ``y``
+    the standard_gamma(a) and standard_gamma(b) elements at words ``8 i`` and
+    ``8 i + 4``.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> from tandem import parametric
+    >>> x, after = parametric.beta(tandem.Philox(1), [0.5, 2.0], 0.5)
+    >>> x.shape, after.position
+    ((2,), 16)
+    """
+    a = Real("a", positive=True, bound=1.0).check_array(a, _F64)
+    b = Real("b", positive=True, bound=1.0).check_array(b, _F64)
+    _check_stream(stream)
+    params_shape = np.broadcast_shapes(a.shape, b.shape)
+    shape = arrays.shape_of(size)
+    shape = params_shape if shape is None else tuple(shape)
+    _fits(params_shape, shape, "size", "a and b")
+    n = int(np.prod(shape, dtype=np.int64))
+    start = -(-stream.position // 4) * 4
+    if start + _COMPOSED_WORDS * n > POSITION_LIMIT:
+        raise ValueError("size: the fill needs words past the end of the lane (2**64)")
+    a, b = np.broadcast_to(a, shape).reshape(-1), np.broadcast_to(b, shape).reshape(-1)
+    values = beta_at(stream.at(start), np.arange(n, dtype=np.uint64), a, b, threads, backend)
+    values = values.reshape(shape)
+    return (values[()] if size is None and not params_shape else values,
+            stream.at(start + _COMPOSED_WORDS * n))
+
+
+def beta_at(base, elements, a, b, threads=None, backend=None):
+    """Elements ``elements`` (uint64) of :func:`beta` from ``base`` (at a block),
+    with the checked shapes ``a`` and ``b`` of each."""
+    blocks = 2 * elements  # element e's first block
+    johnk = (a <= 1.0) & (b <= 1.0)
+    values = np.empty(elements.shape)
+    if johnk.any():
+        values[johnk] = at(base, "beta_johnk", blocks[johnk], a[johnk], b[johnk],
+                           threads=threads, backend=backend)
+    rest = ~johnk
+    if rest.any():
+        x = at(base, "standard_gamma", blocks[rest], a[rest], threads=threads, backend=backend)
+        y = at(base, "standard_gamma", blocks[rest] + np.uint64(1), b[rest], threads=threads,
+               backend=backend)
+        values[rest] = np.divide(x, x + y)
+    return values

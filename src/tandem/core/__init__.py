@@ -19,7 +19,8 @@ import importlib
 import importlib.util
 
 _MODULES = ("bijections", "derivation", "addressing", "uniform", "fmath", "fmath32", "ziggurat",
-            "normal", "choice", "inversion", "special", "gamma", "poisson")
+            "normal", "choice", "inversion", "special", "gamma", "poisson", "binomial",
+            "beta")
 _registered = set()
 
 

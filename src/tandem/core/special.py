@@ -93,6 +93,24 @@ _HALF_LOG_2PI_LO = -3.8782941580672414e-17
 # above it lgamma64 is +inf.
 _LGAMMA_MAX = 2.5599833278516383e+305
 
+# ---- acos -----------------------------------------------------------------------
+# asin(u) = u + u**3 P(u**2) on u**2 in [0, 1/4], degree 13; P(0) = 1/6.  The leading
+# coefficient is a double-double, _ACOS_P[0] + _ACOS_P_LO[0] (the interpolant's, 1e-17
+# from 1/6).  The polynomial's relative error is 2**-57.4, its absolute error 2**-59.7
+# (nearly all of it truncation).
+_ACOS_P = (0.16666666666666666, 0.07500000000000118, 0.044642857142551895,
+           0.03038194447553234, 0.02237215744350722, 0.017352816540325496,
+           0.01396378001220357, 0.011566459612121669, 0.009621842970100282,
+           0.009319560794767446, 0.0030448799094556773, 0.019554513336123378,
+           -0.01924167174674304, 0.02961201126495512)
+_ACOS_P_LO = (8.50045543368705e-18,)
+# pi/2 = _PI_2_HI + _PI_2_LO to 2**-107 relative (fmath's _A_HI and _A_LO), and pi
+# = _PI_HI + _PI_LO, their doubles (exact).
+_PI_2_HI = 1.5707963267948966  # 0x1.921fb54442d18p+0
+_PI_2_LO = 6.123233995736766e-17  # 0x1.1a62633145c07p-54
+_PI_HI = 2.0 * _PI_2_HI
+_PI_LO = 2.0 * _PI_2_LO
+
 
 def _log_reduce(x):
     """``(k, f)`` with ``x = 2**k (1 + f)`` exactly and ``1 + f`` in ``[sqrt(1/2), sqrt(2))``.
@@ -458,3 +476,96 @@ def lgamma64(x):
     s_1 = s - head
     s_err = (head - (s - s_1)) + (q_hi - s_1)  # exact (TwoSum)
     return s + ((s_err + q_lo) + low)
+
+
+def acos64(x):
+    """``arccos(x)`` in ``[0, pi]`` for ``x`` in ``[-1, 1]``.
+
+    Parameters
+    ----------
+    x : float
+        Any float64.
+
+    Returns
+    -------
+    numpy.float64
+        ``arccos(x)`` within 1 ulp: at most 0.501 ulp measured, 99.9 %
+        correctly rounded, on 2**22 inputs in each of ``[-1, 1]``,
+        ``+-(1 - d)`` with ``d`` log-uniform in ``[2**-53, 1/2]``, ``|x|``
+        log-uniform in ``[2**-60, 1/2]`` and ``+-(1/2 + d)``.  Exactly
+        ``+0.0`` at 1, and ``pi`` and ``pi / 2`` rounded (``3.141592653589793``
+        and ``1.5707963267948966``) at -1 and at 0 and -0; NaN (the bits
+        ``0x7FF8000000000000``) for ``|x| > 1``, the infinities and NaN.
+
+    Notes
+    -----
+    With ``a = |x|`` and ``asin(u) = u + u**3 P(u**2)``:
+
+    * ``a <= 1/2``: ``pi/2 - asin(x)``, with ``z = x**2 = z + z_err``
+      exactly (an fma);
+    * ``a > 1/2``: ``2 asin(s)`` and, for ``x < 0``, ``pi - 2 asin(s)``,
+      with ``z = (1 - a) / 2`` exact and ``s = sqrt(z) = s_hi + s_lo``
+      (``s_lo`` from the square root's residual ``z - s_hi**2``, exact by
+      an fma).
+
+    So ``arccos(x) = C + m (u + u_lo) + m (u + u_lo) Z P(z)`` with
+    ``(m, C) = (-1, pi/2)``, ``(2, 0)`` or ``(-2, pi)``, ``u + u_lo`` the
+    argument of ``asin`` (``x`` or ``s``) and ``Z`` its exact square.
+    ``C_hi + m u + m u z P0`` is summed exactly (two Fast2Sums, the product
+    ``u z`` and ``m u z P0`` as exact double-doubles); the rest, below
+    ``2**-4.6`` of the result, has a relative error of a few ``2**-53``,
+    and the one final rounding of ``head + rest`` gives the result.  Both
+    cases are computed and selected, as are ``m`` and ``C``: no branch.
+
+    Examples
+    --------
+    >>> float(acos64(-1.0)) == float(np.pi), float(acos64(0.0)) == float(np.pi / 2)
+    (True, True)
+    >>> float(acos64(0.5)), float(acos64(1.0))  # pi/3 rounded (np.pi / 3 is the double below)
+    (1.0471975511965979, 0.0)
+    """
+    inside = abs(x) <= 1.0  # False for NaN
+    x = x if inside else 0.0  # outside: computed on 0 (no overflow), NaN at the end
+    a = abs(x)
+    far = a > 0.5
+    negative = x < 0.0
+    # a <= 1/2: z = x**2 = z_near + z_err exactly
+    z_near = fma(x, x, 0.0)
+    z_err = fma(x, x, -z_near)
+    # a > 1/2: z = (1 - a) / 2, exact (Sterbenz), s = sqrt(z) = s_hi + s_lo to 2**-106
+    z_far = fma(-0.5, a, 0.5)
+    s_hi = np.sqrt(z_far)
+    d = s_hi + s_hi
+    # (z - s_hi**2) / (2 s_hi), the residual exact; z = 0 (a = 1) gives s_lo = 0
+    s_lo = np.divide(fma(-s_hi, s_hi, z_far), d if d > 0.0 else 1.0)
+    # the argument of asin, u + u_lo, and z with u**2 = z + z_err (u_lo = 0 or z_err = 0)
+    u = s_hi if far else x
+    u_lo = s_lo if far else 0.0
+    z = z_far if far else z_near
+    z_err = 0.0 if far else z_err
+    # acos x = c + m asin(u + u_lo), c = c_hi + c_lo
+    m = (-2.0 if negative else 2.0) if far else -1.0
+    c_hi = (_PI_HI if negative else 0.0) if far else _PI_2_HI
+    c_lo = (_PI_LO if negative else 0.0) if far else _PI_2_LO
+    # (u + u_lo)**3 = t + t_err + w: t + t_err = u z exactly, w the rest to 2**-104
+    t = fma(u, z, 0.0)
+    t_err = fma(u, z, -t)
+    w = fma(u, z_err, fma(u_lo, z, 0.0))
+    m_p0 = m * _ACOS_P[0]  # exact: m is -1 or +-2
+    tp = fma(t, m_p0, 0.0)
+    tp_err = fma(t, m_p0, -tp)  # m t P0 = tp + tp_err exactly
+    p = _ACOS_P
+    # P(z) = P0 + z P1(z)
+    p1 = fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(
+        p[13], z, p[12]), z, p[11]), z, p[10]), z, p[9]), z, p[8]), z, p[7]), z, p[6]), z,
+        p[5]), z, p[4]), z, p[3]), z, p[2]), z, p[1])
+    # asin(u + u_lo) - u - t P0 = u_lo + t P0_lo + t z P1(z) + (t_err + w) P(z)
+    rest = fma(t * z, p1, fma(t, _ACOS_P_LO[0], fma(t_err + w, fma(z, p1, p[0]), u_lo)))
+    # c_hi + m u + tp = head + e1 + e2 exactly, by two Fast2Sums: |c_hi| >= |m u|
+    # or c_hi = 0 (then m u is exact), and |c_hi + m u| >= 12 |tp|.
+    hi = fma(m, u, c_hi)
+    e1 = fma(m, u, c_hi - hi)
+    head = hi + tp
+    e2 = (hi - head) + tp
+    r = head + fma(m, rest, c_lo + ((e1 + e2) + tp_err))
+    return r if inside else _NAN

@@ -1,0 +1,99 @@
+"""The binomial rule of ``docs/spec.md``: successes in ``n`` trials from a block.
+
+An element takes one stream block, read as two 64-bit draws ``(d0, d1)``,
+and its count is returned as an f64 (exact: ``n < 2**53``).  With
+``p <= 1/2`` (else the count is ``n`` minus the count of ``1 - p``):
+
+* ``n p < 10``: inversion of ``u``, the open uniform of ``d0``: ``k`` is the
+  first count whose running sum of ``f_k`` (``f_0 = exp(n log1p(-p))``,
+  ``f_k = (f_{k-1} ((n - k + 1) / k)) (p / q)``) reaches ``u``; a sum that
+  stops growing, or ``k`` reaching ``n``, stops the count.
+* ``n p >= 10``: Hörmann's transformed rejection (BTRS, 1993), as JAX and
+  TensorFlow run it, on ``U = v(d0) - 1/2`` and ``V = v(d1)``.  Rejected
+  attempts continue on lane ``g`` (the element's word) of the continuation
+  key, attempt ``r = 0, 1, ...`` on block ``r``.
+
+Guaranteed across versions: each function's output for each input.
+"""
+
+import math
+
+import numpy as np
+
+from .addressing import block_at, join64
+from .bijections import U64
+from .fmath import exp64, fma, log64
+from .inversion import floor64, open_uniform64
+from .special import lgamma64, log1p64
+
+#: Means ``n p`` (with ``p <= 1/2``) below this take the inversion, the others BTRS.
+INVERSION_BELOW = 10.0
+
+
+def binomial_inversion(u, n, p):
+    """The count by sequential search of ``u`` (f64), ``p <= 1/2``."""
+    q = 1.0 - p
+    ratio = np.divide(p, q)
+    f = exp64(fma(n, log1p64(0.0 - p), 0.0))
+    total = f
+    k = 0.0
+    while u > total and k < n:
+        k += 1.0
+        f = fma(f * np.divide(n - k + 1.0, k), ratio, 0.0)  # a product, then a sum
+        grown = total + f
+        if grown == total:
+            break
+        total = grown
+    return k
+
+
+def _btrs(u, v, n, p):
+    """``(accepted, k)`` of one BTRS attempt on ``U = u - 1/2`` and ``V = v``."""
+    q = 1.0 - p
+    spq = math.sqrt(n * p * q)
+    b = fma(2.53, spq, 1.15)
+    a = fma(0.0248, b, fma(0.01, p, -0.0873))
+    shifted = u - 0.5
+    us = 0.5 - abs(shifted)
+    k = floor64(fma(np.divide(a * 2.0, us) + b, shifted, fma(n, p, 0.5)))
+    if k < 0.0 or k > n:
+        return False, k
+    if us >= 0.07 and v <= 0.92 - np.divide(4.2, b):
+        return True, k
+    alpha = (2.83 + np.divide(5.1, b)) * spq
+    m = floor64(fma(n, p, p))
+    h = lgamma64(m + 1.0) + lgamma64((n - m) + 1.0)
+    lhs = log64(np.divide(v * alpha, np.divide(a, us * us) + b))
+    rhs = fma(k - m, log64(np.divide(p, q)), h - (lgamma64(k + 1.0) + lgamma64((n - k) + 1.0)))
+    return lhs <= rhs, k
+
+
+def _folded(n, p):
+    """``(p', flipped)``: the count is of ``p' = min(p, 1 - p)``, flipped back if need be."""
+    flipped = p > 0.5
+    return (1.0 - p if flipped else p), flipped
+
+
+def binomial_first(d0, d1, n, p):
+    """``(count, accepted)`` of the first attempt on the draws ``(d0, d1)``."""
+    small, flipped = _folded(n, p)
+    u = open_uniform64(d0)
+    if n * small < INVERSION_BELOW:
+        k, accepted = binomial_inversion(u, n, small), True
+    else:
+        accepted, k = _btrs(u, open_uniform64(d1), n, small)
+    return (n - k if flipped else k), accepted
+
+
+def binomial_retry(generator, k0, k1, k2, k3, g, n, p):
+    """The count of an element whose first BTRS attempt was rejected; its
+    continuation is lane ``g`` of the key ``k0..k3``."""
+    small, flipped = _folded(n, p)
+    b = U64(0)
+    while True:
+        x0, x1, x2, x3 = block_at(generator, k0, k1, k2, k3, g, b)
+        accepted, k = _btrs(open_uniform64(join64(x0, x1)), open_uniform64(join64(x2, x3)),
+                            n, small)
+        if accepted:
+            return n - k if flipped else k
+        b += U64(1)

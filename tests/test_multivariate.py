@@ -1,0 +1,106 @@
+"""tandem.multivariate: the multivariate normal on tandem's normals.
+
+The statistical checks use fixed streams; each bound is 5 standard errors,
+a false-alarm rate of about 6e-7 a check.
+"""
+
+import numpy as np
+import pytest
+
+import tandem
+from tandem import multivariate
+from tandem.core.fmath import fma
+
+ROOT = tandem.Philox(20261201).sub("tests.multivariate")
+MEAN = np.array([0.5, -1.0, 2.0])
+COV = np.array([[2.0, 0.6, 0.1], [0.6, 1.0, 0.2], [0.1, 0.2, 0.5]])
+
+
+def test_cholesky_is_fixed_order_fma_and_rows_are_the_normal_fill():
+    x, after = multivariate.multivariate_normal(ROOT, MEAN, COV, (2, 5), method="cholesky")
+    z, z_after = ROOT.normal((2, 5, 3))
+    assert x.shape == (2, 5, 3) and after == z_after
+    lower = np.linalg.cholesky(COV)
+    factor = multivariate._factor(COV, "cholesky", "warn", 1e-8)
+    np.testing.assert_allclose(factor, lower.T, rtol=1e-15, atol=1e-15)
+    # The product, as plain Python in the same order.
+    expected = np.empty_like(x)
+    for i in np.ndindex(2, 5):
+        for r in range(3):
+            acc = MEAN[r]
+            for c in range(3):
+                acc = fma(z[i][c], factor[c, r], acc)
+            expected[i][r] = acc
+    np.testing.assert_array_equal(x, expected)
+
+
+@pytest.mark.parametrize("method", ["svd", "eigh", "cholesky"])
+def test_mean_and_covariance(method):
+    n = 40000
+    x, _ = multivariate.multivariate_normal(ROOT.sub(method), MEAN, COV, n, method=method)
+    se_mean = np.sqrt(np.diag(COV) / n)
+    assert (abs(x.mean(axis=0) - MEAN) < 5 * se_mean).all()
+    se_cov = np.sqrt((np.outer(np.diag(COV), np.diag(COV)) + COV**2) / n)
+    assert (abs(np.cov(x.T) - COV) < 5 * se_cov).all()
+    g = tandem.Generator(ROOT.sub(method))
+    np.testing.assert_array_equal(g.multivariate_normal(MEAN, COV, n, method=method), x)
+
+
+def test_bad_input():
+    g = tandem.Generator(ROOT)
+    with pytest.raises(ValueError, match="cov must be a 3 x 3"):
+        g.multivariate_normal(MEAN, COV[:2, :2])
+    with pytest.raises(ValueError, match="1-dimensional"):
+        g.multivariate_normal([[0.0]], [[1.0]])
+    with pytest.raises(np.linalg.LinAlgError, match="positive definite"):
+        g.multivariate_normal([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]], method="cholesky")
+    with pytest.raises(ValueError, match="positive-semidefinite"):
+        g.multivariate_normal([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]], check_valid="raise")
+    with pytest.raises(ValueError, match="method"):
+        g.multivariate_normal(MEAN, COV, method="qr")
+    with pytest.raises(ValueError, match="finite"):
+        g.multivariate_normal([np.nan, 0.0], np.eye(2))
+    assert g.stream == ROOT  # the refused calls drew nothing
+    with pytest.warns(RuntimeWarning, match="positive-semidefinite"):
+        g.multivariate_normal([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]])
+
+
+@pytest.mark.parametrize("alpha", [[1.0, 2.0, 3.0], [0.01, 0.02, 0.05]])
+def test_dirichlet(alpha):
+    """Gammas normalised, or (every alpha below 0.1) a stick broken by betas:
+    rows sum to 1, a cut equals the whole, the means fit."""
+    alpha = np.array(alpha)
+    stream = ROOT.sub("dirichlet").sub(str(alpha[0]))
+    whole, after = multivariate.dirichlet(stream, alpha, 10)
+    head, middle = multivariate.dirichlet(stream, alpha, 4)
+    np.testing.assert_array_equal(whole, np.concatenate([head, multivariate.dirichlet(
+        middle, alpha, 6)[0]]))
+    words = 4 * 3 if alpha.max() >= 0.1 else 8 * 2
+    assert after.position == words * 10
+    n = 20000
+    x, _ = multivariate.dirichlet(ROOT.sub("dirichlet-fit"), alpha, n)
+    assert np.isfinite(x).all() and (x >= 0).all()
+    np.testing.assert_allclose(x.sum(axis=1), 1.0, rtol=1e-14)
+    a0 = alpha.sum()
+    var = alpha * (a0 - alpha) / (a0**2 * (a0 + 1))
+    assert (abs(x.mean(axis=0) - alpha / a0) < 5 * np.sqrt(var / n)).all()
+
+
+def test_multinomial():
+    p = np.array([0.2, 0.3, 0.5])
+    stream = ROOT.sub("multinomial")
+    whole, after = multivariate.multinomial(stream, 100, p, 10)
+    head, middle = multivariate.multinomial(stream, 100, p, 4)
+    np.testing.assert_array_equal(whole, np.concatenate([head, multivariate.multinomial(
+        middle, 100, p, 6)[0]]))
+    assert after.position == 4 * 2 * 10 and whole.dtype == np.int64
+    n = 20000
+    x, _ = multivariate.multinomial(ROOT.sub("multinomial-fit"), 100, p, n)
+    assert (x.sum(axis=1) == 100).all()
+    assert (abs(x.mean(axis=0) - 100 * p) < 5 * np.sqrt(100 * p * (1 - p) / n)).all()
+    g = tandem.Generator(ROOT)
+    with pytest.raises(ValueError, match="pvals"):
+        g.multinomial(10, [0.7, 0.7, -0.4])
+    with pytest.raises(ValueError, match="alpha"):
+        g.dirichlet([1.0, -1.0])
+    assert g.stream == ROOT
