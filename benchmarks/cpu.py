@@ -59,14 +59,16 @@ LAW_PARAMETERS = {"uniform": (-2.0, 3.0), "laplace": (1.0, 2.0), "logistic": (0.
                   "standard_gamma(0.5)": (0.5,), "standard_gamma(100)": (100.0,),
                   "chisquare(3)": (3.0,), "poisson(3)": (3.0,), "poisson(30)": (30.0,),
                   "poisson(1e6)": (1e6,), "pareto": (3.0,), "geometric": (0.2,),
-                  "standard_t": (5.0,), "f": (3.0, 7.0), "negative_binomial": (4.0, 0.3)}
+                  "standard_t": (5.0,), "f": (3.0, 7.0), "negative_binomial": (4.0, 0.3),
+                  "binomial(100, 0.3)": (100, 0.3), "binomial(20, 0.1)": (20, 0.1),
+                  "beta(2, 3)": (2.0, 3.0), "beta(0.5, 0.5)": (0.5, 0.5), "wald": (1.0, 2.0)}
 
 
 def _law_rows(label, params):
     name = label.split("(")[0]
 
     def ours(s, o, t):
-        if name in ("standard_t", "f", "negative_binomial"):  # laws of two parts
+        if name in ("standard_t", "f", "negative_binomial", "beta", "wald"):  # two parts
             getattr(tandem.parametric, name)(s, *params, o.size, threads=t)
         else:
             tandem.parametric.fill(s, name, *params, size=o.size, threads=t)

@@ -113,7 +113,8 @@ LAW_PARAMETERS = {"uniform": (-2.0, 3.0), "laplace": (1.0, 2.0), "logistic": (0.
                   "weibull": (1.5,), "power": (2.5,), "triangular": (0.0, 1.0, 3.0),
                   "lognormal": (0.0, 1.0), "pareto": (3.0,), "geometric": (0.2,),
                   "standard_gamma(2)": (2.0,), "standard_gamma(0.5)": (0.5,),
-                  "chisquare(3)": (3.0,), "poisson(3)": (3.0,), "poisson(30)": (30.0,)}
+                  "chisquare(3)": (3.0,), "poisson(3)": (3.0,), "poisson(30)": (30.0,),
+                  "binomial(20, 0.1)": (20, 0.1), "binomial(100, 0.3)": (100, 0.3)}
 
 
 def law_rows(n64):

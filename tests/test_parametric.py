@@ -42,6 +42,7 @@ LAWS = {
     "geometric": ((0.2,), stats.geom(0.2)),
     "normal": ((1.0, 2.0), stats.norm(1.0, 2.0)),
     "binomial": ((100, 0.3), stats.binom(100, 0.3)),
+    "vonmises": ((0.0, 4.0), stats.vonmises(4.0)),
 }
 # Laws of two parts (tandem.parametric._composed): 8 words an element.
 COMPOSED = {
@@ -346,3 +347,20 @@ def test_cuda_kernels_of_johnks_beta_equal_the_cpu():
     on_cuda, _ = parametric.fill(stream, "beta_johnk", 0.4, 0.7, size=70, threads=32,
                                  backend="cuda")
     assert np.array_equal(on_cuda, parametric.fill(stream, "beta_johnk", 0.4, 0.7, size=70)[0])
+
+
+@pytest.mark.parametrize("mu,kappa", [(0.0, 1e-9), (3.0, 0.5), (-2.5, 4.0), (1.0, 1e7)])
+def test_vonmises_by_each_rule(mu, kappa):
+    """Uniform below kappa 1e-8, Best and Fisher's rejection, a wrapped normal
+    above 1e6; angles in [-pi, pi]; KS against SciPy (ALPHA)."""
+    x = law_fill(ROOT.sub("vonmises").sub(str(kappa)), "vonmises", N, params=(mu, kappa))
+    assert ((x >= -np.pi) & (x <= np.pi)).all()
+    # SciPy's law at loc 0, on the angles from mu wrapped back into [-pi, pi].
+    d = np.mod(x - mu + np.pi, 2 * np.pi) - np.pi
+    if kappa > 1e6:
+        law = stats.norm(0.0, 1 / np.sqrt(kappa))
+    elif kappa > 1e-8:
+        law = stats.vonmises(kappa)
+    else:
+        law = stats.uniform(-np.pi, 2 * np.pi)
+    assert stats.kstest(d, law.cdf).pvalue > ALPHA

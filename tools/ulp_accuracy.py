@@ -361,7 +361,7 @@ def input_sets(scale):
         ("acos64", "1 - 2^[-53, -1], log-uniform", drawn(near_one(1.0), n22), n22),
         ("acos64", "-1 + 2^[-53, -1], log-uniform", drawn(near_one(-1.0), n22), n22),
         ("acos64", "+-2^[-60, -1], log-uniform", drawn(log_uniform(-60, -1, True), n22), n22),
-        ("acos64", "+-(1/2 + d), |d| in 2^[-53, -3]", drawn(near([0.5, -0.5], -53, -3), n22),
+        ("acos64", "+-1/2 + d, d in +-2^[-53, -3]", drawn(near([0.5, -0.5], -53, -3), n22),
          n22),
     ]
 

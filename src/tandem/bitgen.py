@@ -68,6 +68,7 @@ def _functions(generator):
     from .core.uniform import uniform64
 
     block_at = (philox_block_at, threefry_block_at)[generator]  # inlined
+    digest = core.source_digest()  # in the cfuncs' closures: it keys their disk cache
 
     U64 = np.uint64
     last = U64(POSITION_LIMIT - 1)
@@ -104,17 +105,17 @@ def _functions(generator):
 
     @cfunc(types.uint64(types.voidptr), cache=True)
     def next_uint64(address):
-        (x0, x1, x2, x3), j = take(carray(address, _STATE_WORDS, np.uint64), 2)
+        (x0, x1, x2, x3), j = take(carray(address, _STATE_WORDS + (digest & 0), np.uint64), 2)
         return (x2 | (x3 << U64(32))) if j else (x0 | (x1 << U64(32)))
 
     @cfunc(types.uint32(types.voidptr), cache=True)
     def next_uint32(address):
-        (x0, x1, x2, x3), j = take(carray(address, _STATE_WORDS, np.uint64), 1)
+        (x0, x1, x2, x3), j = take(carray(address, _STATE_WORDS + (digest & 0), np.uint64), 1)
         return np.uint32(x3 if j == U64(3) else x2 if j == U64(2) else x1 if j else x0)
 
     @cfunc(types.float64(types.voidptr), cache=True)
     def next_double(address):
-        (x0, x1, x2, x3), j = take(carray(address, _STATE_WORDS, np.uint64), 2)
+        (x0, x1, x2, x3), j = take(carray(address, _STATE_WORDS + (digest & 0), np.uint64), 2)
         return uniform64(x2, x3, U64(0)) if j else uniform64(x0, x1, U64(0))
 
     return next_uint64, next_uint32, next_double

@@ -43,7 +43,8 @@ class Generator(np.random.Generator):
     ``lognormal``, ``pareto``, ``geometric``, ``standard_gamma``, ``gamma``,
     ``chisquare``, ``poisson``, ``binomial``, ``standard_t``, ``f``,
     ``negative_binomial``, ``wald``, ``beta``, ``permuted``,
-    ``multivariate_normal``, ``dirichlet``, ``multinomial``) are tandem's rules: each call gives exactly what the same
+    ``multivariate_normal``, ``dirichlet``, ``multinomial``, ``vonmises``) are
+    tandem's rules: each call gives exactly what the same
     ``Stream`` fill gives (cut-invariant, addressable, the same bits on the
     GPU).  The others are NumPy's algorithms on the stream's words: the same
     on any CPU, but not tandem's rules.  Every call moves the stream on past
@@ -395,3 +396,8 @@ class Generator(np.random.Generator):
         if np.ndim(n) or np.ndim(pvals) != 1:
             return super().multinomial(n, pvals, size)
         return self._draw(multivariate.multinomial, n, pvals, size)
+
+    def vonmises(self, mu, kappa, size=None):
+        """Von Mises angles in ``[-pi, pi]``, as ``numpy.random.Generator.vonmises``
+        (``tandem.core.vonmises``)."""
+        return self._law("vonmises", mu, kappa, size=size)

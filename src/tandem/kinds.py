@@ -41,6 +41,7 @@ from .core.beta import johnk_first, johnk_retry
 from .core.binomial import binomial_first, binomial_retry
 from .core.gamma import gamma_first, gamma_retry
 from .core.poisson import poisson_first, poisson_retry
+from .core.vonmises import vonmises_first, vonmises_retry
 from .core.inversion import (
     cauchy_standard,
     exp_wide64,
@@ -477,6 +478,10 @@ def map_beta_johnk64(lo, hi, params, table):
     return johnk_first(lo, hi, as_float(params[0]), as_float(params[1]))
 
 
+def map_vonmises64(lo, hi, params, table):
+    return vonmises_first(lo, hi, as_float(params[0]), as_float(params[1]), as_float(params[2]))
+
+
 def map_binomial64(lo, hi, params, table):
     return binomial_first(lo, hi, as_float(params[0]), as_float(params[1]))
 
@@ -516,6 +521,11 @@ def retry_binomial64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
 
 def retry_beta_johnk64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
     return johnk_retry(generator, c0, c1, c2, c3, g, as_float(params[0]), as_float(params[1]))
+
+
+def retry_vonmises64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
+    return vonmises_retry(generator, c0, c1, c2, c3, g, as_float(params[0]), as_float(params[1]),
+                          as_float(params[2]))
 
 
 def never_retried32(generator, c0, c1, c2, c3, g, lo, hi, params, table):
@@ -603,6 +613,8 @@ KINDS = {kind.name: kind for kind in (
     # Jöhnk's beta, for both shapes at most 1 (tandem.core.beta).
     Kind("beta_johnk64", 4, map_beta_johnk64, oracle.beta_johnk64, retry_beta_johnk64,
          oracle.beta_johnk64_miss, "tandem.beta", miss_rate=0.5, deferred=True),
+    Kind("vonmises64", 4, map_vonmises64, oracle.vonmises64, retry_vonmises64,
+         oracle.vonmises64_miss, "tandem.vonmises", miss_rate=0.35, deferred=True),
 )}
 
 

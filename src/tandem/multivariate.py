@@ -36,12 +36,13 @@ def _kernels():
     from .core.fmath import fma
 
     core.register()
+    digest = core.source_digest()  # in the kernels' closures: it keys their disk cache
 
     @njit(cache=True)
     def cholesky(a, out):
         """``out`` = the lower factor ``L`` of ``a = L L^T``; False if ``a`` is
         not positive definite."""
-        k = a.shape[0]
+        k = a.shape[0] + (digest & 0)
         for r in range(k):
             for c in range(r + 1):
                 acc = a[r, c]
@@ -58,7 +59,7 @@ def _kernels():
     @njit(cache=True)
     def product(z, m, mean, out):
         """``out[i, r] = mean[r] + sum_c z[i, c] m[c, r]``, the sum in order of ``c``."""
-        for i in range(z.shape[0]):
+        for i in range(z.shape[0] + (digest & 0)):
             for r in range(m.shape[1]):
                 acc = mean[r]
                 for c in range(m.shape[0]):

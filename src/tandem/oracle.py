@@ -502,6 +502,52 @@ def beta_johnk64_miss(record, d):
             return value
 
 
+# -- von Mises: a block an element ------------------------------------------------
+
+def _wrap(x):
+    a = abs(x) + np.pi
+    r = float(fmath.fma(-float(np.floor(a / (2 * np.pi))), 2 * np.pi, a))
+    r = r + 2 * np.pi if r < 0.0 else r
+    r = (r - 2 * np.pi if r >= 2 * np.pi else r) - np.pi
+    return -r if x < 0.0 else r
+
+
+def _best_fisher(u, v, kappa, s):
+    z = float(fmath.sincos2pi64(u * 0.5)[1])
+    w = float(fmath.fma(s, z, 1.0)) / (s + z)
+    y = float(fmath.fma(kappa, s - w, 0.0))
+    return (fmath.fma(y, 2.0 - y, -v) >= 0.0) or ((_log(y / v) + 1.0) - y >= 0.0), w
+
+
+def _vonmises_angle(w, d0):
+    angle = float(special.acos64(w))
+    return -angle if d0 & 1 else angle
+
+
+@_blockwise
+def vonmises64(d0, d1, params):
+    mu, kappa, s = (_as_float(p) for p in params)
+    u = _v(d0)
+    if kappa < 1e-8:
+        return _wrap(float(fmath.fma(np.pi, float(fmath.fma(u, 2.0, -1.0)), 0.0)) + mu), True
+    if kappa > 1e6:
+        c = float(fmath.sincos2pi64((d1 >> 11) * 2.0**-53)[1])
+        z = float(np.sqrt(-2.0 * _log(u))) * c
+        return _wrap(z / float(np.sqrt(kappa)) + mu), True
+    accepted, w = _best_fisher(u, _v(d1), kappa, s)
+    return _wrap(_vonmises_angle(w, d0) + mu), accepted
+
+
+def vonmises64_miss(record, d):
+    mu, kappa, s = (_as_float(p) for p in record.params)
+    for r in itertools.count():
+        d0 = _draw64(record, record.start, 4 * r)
+        accepted, w = _best_fisher(_v(d0), _v(_draw64(record, record.start, 4 * r + 2)),
+                                   kappa, s)
+        if accepted:
+            return _wrap(_vonmises_angle(w, d0) + mu)
+
+
 # -- the ziggurats ------------------------------------------------------------------
 # Each: (draw -> (layer, negative, m)), the fast value m * W[layer] in the
 # output's precision, and m < K[layer].

@@ -97,6 +97,16 @@ def _trials(n, p):
     _probability(p)
 
 
+def _vonmises_words(mu, kappa):
+    """``(mu, kappa, s)``, ``s`` the envelope's parameter as NumPy computes it."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = 1.0 + np.sqrt(1.0 + 4.0 * kappa * kappa)
+        rho = (r - np.sqrt(2.0 * r)) / (2.0 * kappa)
+        s = np.where(kappa < 1e-5, np.where(kappa > 0, 1.0 / kappa + kappa, 0.0),
+                     (1.0 + rho * rho) / (2.0 * rho))
+    return mu, kappa, s
+
+
 def _gamma_words(shape, scale):
     """``tandem.core.gamma``'s words, ``(d, c, d * scale)`` for ``shape >= 1`` and
     ``(shape, -1/shape, scale)`` below, by IEEE operations alone."""
@@ -141,6 +151,9 @@ LAWS = {
     "binomial": Law("binomial64", (Real("n", nonnegative=True, bound=_LAM_MAX / _F64_MAX),
                                    Real("p", nonnegative=True, bound=1.0)),
                     lambda n, p: (np.trunc(n), p, 0.0), _trials, counts=True),
+    "vonmises": Law("vonmises64", (Real("mu", bound=1e-300), Real("kappa", nonnegative=True,
+                                                                  bound=1e-10)),
+                    lambda mu, kappa: _vonmises_words(mu, kappa)),
     "pareto": Law("pareto64", (Real("a", positive=True, bound=1.0),), _shape_only),
     "normal": Law("normal64", (Real("loc"), Real("scale", nonnegative=True, bound=1 / 128)),
                   _located),

@@ -23,14 +23,15 @@ def _host_fma():
     from ..core.fmath32 import fma32
 
     core.register()
+    digest = core.source_digest()  # in the ufuncs' closures: it keys their disk cache
 
     @numba.vectorize(["float64(float64, float64, float64)"], cache=True)
     def fma64(z, scale, loc):
-        return fma(z, scale, loc)
+        return fma(z, scale, loc) if digest else z  # digest is never 0
 
     @numba.vectorize(["float32(float32, float32, float32)"], cache=True)
     def fma32_(z, scale, loc):
-        return fma32(z, scale, loc)
+        return fma32(z, scale, loc) if digest else z
 
     return {np.dtype(np.float64): fma64, np.dtype(np.float32): fma32_}
 

@@ -70,6 +70,7 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
     (:func:`tandem.backends.maps.block_draw`).
     """
     per_block = 4 // width
+    digest = _SOURCES  # in the kernels' closures: see core.source_digest
 
     draw = core.jitable_cpu(maps.element_draw(width, value_map, block_at))
     element = core.jitable_cpu(maps.element(draw, retry))
@@ -100,7 +101,7 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
 
     @njit(parallel=True, cache=True)
     def fill(out, generator, k0, k1, k2, k3, lane, start, params, table, r0, r1, r2, r3):
-        n = out.size
+        n = out.size + (digest & 0)
         first_block = (start + U64(3)) >> U64(2)
         head = min(n, np.int64((first_block * U64(4) - start) // U64(width)))
         blocks = (n - head) // per_block
@@ -148,7 +149,7 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
     @njit(parallel=True, cache=True)
     def addressed(out, index, generator, k0, k1, k2, k3, lane, start, params, table,
                   r0, r1, r2, r3):
-        for i in prange(index.size):
+        for i in prange(index.size + (digest & 0)):
             w = start + U64(width) * index[i]
             out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
 
@@ -158,7 +159,7 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
     @njit(cache=True)
     def lean_fill(out, generator, k0, k1, k2, k3, lane, start, params, table, r0, r1, r2, r3):
         x0 = x1 = x2 = x3 = _ZERO
-        for i in range(out.size):
+        for i in range(out.size + (digest & 0)):
             w = start + U64(width * i)
             j = w & U64(3)
             if i == 0 or j == _ZERO:
@@ -171,7 +172,7 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
     @njit(cache=True)
     def lean_addressed(out, index, generator, k0, k1, k2, k3, lane, start, params, table,
                        r0, r1, r2, r3):
-        for i in range(index.size):
+        for i in range(index.size + (digest & 0)):
             w = start + U64(width) * index[i]
             x0, x1, x2, x3 = lean_block(generator, k0, k1, k2, k3, lane, w >> U64(2))
             value, accepted, lo, hi = lean_draw(x0, x1, x2, x3, w & U64(3), params, table)
@@ -184,7 +185,7 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
     @njit(parallel=True, cache=True)
     def each_addressed(out, index, each, generator, k0, k1, k2, k3, lane, start, table,
                        r0, r1, r2, r3):
-        for i in prange(out.size):
+        for i in prange(out.size + (digest & 0)):
             w = start + U64(width) * index[i]
             params = (each[i, 0], each[i, 1], each[i, 2])
             out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
@@ -192,7 +193,7 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
     @njit(cache=True)
     def lean_each_addressed(out, index, each, generator, k0, k1, k2, k3, lane, start, table,
                             r0, r1, r2, r3):
-        for i in range(out.size):
+        for i in range(out.size + (digest & 0)):
             w = start + U64(width) * index[i]
             x0, x1, x2, x3 = lean_block(generator, k0, k1, k2, k3, lane, w >> U64(2))
             params = (each[i, 0], each[i, 1], each[i, 2])
@@ -229,6 +230,7 @@ class Kernels(NamedTuple):
 LEAN_BELOW = 1 << 10
 
 _BLOCK_AT = (philox_block_at, threefry_block_at)  # indexed by Stream.generator
+_SOURCES = core.source_digest(kinds.__file__, maps.__file__)
 _WITH_GENERATOR = tuple(core.jitable_cpu(maps.with_generator(b)) for b in _BLOCK_AT)
 
 

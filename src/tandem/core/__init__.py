@@ -20,7 +20,7 @@ import importlib.util
 
 _MODULES = ("bijections", "derivation", "addressing", "uniform", "fmath", "fmath32", "ziggurat",
             "normal", "choice", "inversion", "special", "gamma", "poisson", "binomial",
-            "beta")
+            "beta", "vonmises")
 _registered = set()
 
 
@@ -32,6 +32,24 @@ def _core_functions():
             if callable(value) and getattr(value, "__module__", None) == module.__name__:
                 yield (value, getattr(value, "__tandem_inline__", False),
                        getattr(value, "__tandem_lowered__", False))
+
+
+def source_digest(*files) -> int:
+    """A 63-bit digest of the source of every module of this package and of ``files``.
+
+    Numba keys a cached kernel on its own file and the contents of its
+    closure, not on the functions it calls: a kernel that captures this
+    digest is compiled again when any of them changes, instead of loading
+    code built from an older source.
+    """
+    import hashlib
+    import pathlib
+
+    digest = hashlib.blake2b(digest_size=8)
+    for path in sorted(pathlib.Path(__file__).parent.glob("*.py")) + [
+            pathlib.Path(f) for f in files]:
+        digest.update(path.read_bytes())
+    return int.from_bytes(digest.digest(), "little") >> 1
 
 
 def jitable_cpu(fn, inline=False):

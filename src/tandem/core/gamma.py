@@ -21,7 +21,8 @@ misses do, and the attempts after the first read blocks ``2**60 + 2 r``
 ``U`` and ``V``), ``r = 0, 1, ...``, which the normal's miss never reaches.
 
 The parameter words are ``(d, c, m)`` for ``a >= 1`` and ``(a, -1/a,
-scale)`` for ``a < 1``: the sign of the second tells them apart.
+scale)`` for ``a < 1`` (``tandem.parametric`` makes them): the sign of the
+second tells them apart.
 
 Guaranteed across versions: each function's output for each input.
 """
@@ -42,16 +43,9 @@ _RETRY_BLOCK = U64(1 << 60)  # where the attempts after the first start, in bloc
 _SQUEEZE = -0.0331  # Marsaglia and Tsang's squeeze constant
 
 
-def gamma_words(a, scale):
-    """The parameter words, as floats, of shape ``a > 0`` and ``scale`` (host code)."""
-    if a >= 1.0:
-        d = a - 1.0 / 3.0
-        return d, 1.0 / math.sqrt(9.0 * d), d * scale
-    return a, -(1.0 / a), scale
-
-
 def _large_accepts(z, u, d, c):
-    """``(accepted, v)`` of Marsaglia and Tsang's test."""
+    """``(accepted, v)`` of Marsaglia and Tsang's test (the squeeze first: it
+    saves the logarithms for almost every draw)."""
     t = fma(c, z, 1.0)
     if t <= 0.0:
         return False, 0.0
@@ -82,7 +76,7 @@ def gamma_first(d0, d1, p, c, m, table):
     if c > 0.0:
         z, fast = _normal_fast(d0, table)
         accepted, v = _large_accepts(z, open_uniform64(d1), p, c)
-        return m * v, fast and accepted
+        return m * v, fast & accepted
     accepted, x = _small_accepts(open_uniform64(d0), 0.0 - log64(open_uniform64(d1)), p,
                                  0.0 - c)
     return x * m, accepted

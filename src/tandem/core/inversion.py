@@ -31,6 +31,7 @@ _EXP_OVERFLOW = 709.782712893384  # above log(max float64): inf
 _EXP_UNDERFLOW = -745.2  # below log(the least subnormal / 2): 0
 _HALF_OVERFLOW, _HALF_UNDERFLOW = 354.89, -372.6  # within half of those
 _TWO52 = 4503599627370496.0  # from here on every float64 is an integer
+_INFINITY = float("inf")
 
 
 def floor64(x):
@@ -68,15 +69,16 @@ def exp_wide64(x):
     # Outside, exp(x / 2) clamped where the square is inf or 0 anyway.
     e = exp64(x if inside else min(max(x * 0.5, _HALF_UNDERFLOW), _HALF_OVERFLOW))
     value = e if inside else fma(e, e, 0.0)
-    value = np.float64(np.inf) if x > _EXP_OVERFLOW else value
-    return np.float64(0.0) if x < _EXP_UNDERFLOW else value
+    value = _INFINITY if x > _EXP_OVERFLOW else value
+    return 0.0 if x < _EXP_UNDERFLOW else value
 
 
 def laplace_standard(v):
     """``log(2 v)`` below 1/2, ``-log(2 (1 - v))`` above: Laplace(0, 1)."""
-    below = v < 0.5
-    y = log64((v if below else 1.0 - v) * 2.0)
-    return y if below else 0.0 - y
+    # Arithmetic, not branches or an early return, which kept a fill's loop
+    # 4x slower (docs/performance.md).  y is never 0: v is never 1/2.
+    y = log64(min(v, 1.0 - v) * 2.0)
+    return y * (1.0 if v < 0.5 else -1.0)
 
 
 def logistic_standard(v):
@@ -102,9 +104,8 @@ def rayleigh_standard(v):
 
 def weibull_standard(v, a):
     """``(-log v) ** (1 / a)`` as ``exp(log(-log v) / a)``; 0 when ``a`` is 0."""
-    if a == 0.0:
-        return np.float64(0.0)
-    return exp_wide64(np.divide(log64(0.0 - log64(v)), a))
+    x = exp_wide64(np.divide(log64(0.0 - log64(v)), a))
+    return 0.0 if a == 0.0 else x
 
 
 def power_standard(v, a):
@@ -134,6 +135,5 @@ def pareto_standard(v, a):
 def geometric_count(v, p):
     """``ceil(log(v) / log1p(-p))`` as an f64, the trials up to the first success;
     1 when ``p`` is 1."""
-    if p == 1.0:
-        return np.float64(1.0)
-    return ceil64(np.divide(log64(v), log1p64(0.0 - p)))
+    k = ceil64(np.divide(log64(v), log1p64(0.0 - p)))
+    return 1.0 if p == 1.0 else k

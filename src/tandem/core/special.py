@@ -1,10 +1,11 @@
-"""The f64 special functions of the contract: log1p, expm1 and lgamma.
+"""The f64 special functions of the contract: log1p, expm1, lgamma and acos.
 
 The distribution rules that need them (Poisson PTRS, binomial BTPE, the
 geometric and Pareto maps, ...) call them through the same contract as
 :mod:`tandem.core.fmath`: one Python source that gives the same bits on
 every target and as plain Python.  The rules are that module's: no libm,
-only +, -, *, /, exact bit manipulation and the explicit :func:`fma`, and a
+only +, -, *, /, exact bit manipulation and the explicit :func:`fma` (and,
+in ``acos64``, ``math.sqrt``, correctly rounded on every target too), and a
 rounded product is never an operand of + or - nor the addend of an ``fma``
 (``tests/test_special.py`` checks it on the LLVM IR).  Branches are
 comparisons of exact values, so every target takes the same one.
@@ -13,18 +14,20 @@ The building blocks are the reductions and polynomials of ``log64`` and
 ``exp64``, with more of their leading terms exact: a logarithm as an exact
 leading part plus a rest below ``2**-12`` of it (:func:`_log_core`),
 ``e**r - 1`` as ``r + r**2/2 + r**3 c`` summed exactly plus a rest, and
-``lgamma(2 + t) = t P(t)`` on ``[-1/2, 1/2]`` likewise (:func:`_lgamma2`).
-Each public function adds its parts exactly (Fast2Sum, TwoSum) or in an
-order whose roundings are far below the result's ulp, and rounds once at
-the end.
+``lgamma(2 + t) = t P(t)`` on ``[-1/2, 1/2]`` likewise (:func:`_lgamma2`),
+and, for ``acos64``, ``asin(u) = u + u**3 P(u**2)`` on ``[-1/2, 1/2]``
+with its three leading terms exact products.  Each public function adds its
+parts exactly (Fast2Sum, TwoSum) or in an order whose roundings are far
+below the result's ulp, and rounds once at the end.
 
 Accuracy: within 1 ulp, and nearly correctly rounded.  Measured by
-``tools/ulp_accuracy.py`` (the reference is x87 ``longdouble`` for log1p
-and expm1, mpmath for lgamma) on 2**22 inputs a set for log1p64 and
-expm1_64 and 2**18 for lgamma64, the maximum is 0.501 ulp for log1p64,
-0.509 for expm1_64 and 0.519 for lgamma64, relative to the result also next
-to lgamma's zeros at 1 and 2, and 99.9 % of results or more are correctly
-rounded.  ``tests/test_special.py`` pins these bounds on smaller sets.
+``tools/ulp_accuracy.py`` (the reference is x87 ``longdouble`` for log1p,
+expm1 and acos, mpmath for lgamma) on 2**22 inputs a set for log1p64,
+expm1_64 and acos64 and 2**18 for lgamma64, the maximum is 0.501 ulp for
+log1p64, 0.509 for expm1_64, 0.519 for lgamma64 and 0.503 for acos64,
+relative to the result also next to lgamma's zeros at 1 and 2 and to
+acos's at 1, and 99.9 % of results or more are correctly rounded.
+``tests/test_special.py`` pins these bounds on smaller sets.
 
 Polynomial coefficients: interpolants of the named functions at the
 Chebyshev nodes of the stated interval, computed with mpmath at 60 digits
@@ -33,6 +36,8 @@ prints them, and the other constants); lowest degree first.
 
 Guaranteed across versions: each function's output for each input.
 """
+
+import math
 
 import numpy as np
 
@@ -95,21 +100,28 @@ _LGAMMA_MAX = 2.5599833278516383e+305
 
 # ---- acos -----------------------------------------------------------------------
 # asin(u) = u + u**3 P(u**2) on u**2 in [0, 1/4], degree 13; P(0) = 1/6.  The leading
-# coefficient is a double-double, _ACOS_P[0] + _ACOS_P_LO[0] (the interpolant's, 1e-17
-# from 1/6).  The polynomial's relative error is 2**-57.4, its absolute error 2**-59.7
-# (nearly all of it truncation).
+# coefficient is a double-double, _ACOS_P[0] + _ACOS_P_LO[0] (the interpolant's, 8e-19
+# below 1/6).  The polynomial's relative error is 2**-57.4, its absolute error 2**-59.7,
+# nearly all of it truncation.
 _ACOS_P = (0.16666666666666666, 0.07500000000000118, 0.044642857142551895,
            0.03038194447553234, 0.02237215744350722, 0.017352816540325496,
            0.01396378001220357, 0.011566459612121669, 0.009621842970100282,
            0.009319560794767446, 0.0030448799094556773, 0.019554513336123378,
            -0.01924167174674304, 0.02961201126495512)
 _ACOS_P_LO = (8.50045543368705e-18,)
-# pi/2 = _PI_2_HI + _PI_2_LO to 2**-107 relative (fmath's _A_HI and _A_LO), and pi
-# = _PI_HI + _PI_LO, their doubles (exact).
+# pi/2 = _PI_2_HI + _PI_2_LO to 2**-109 relative (the values of fmath's _A_HI and
+# _A_LO), and pi = _PI_HI + _PI_LO, their doubles (exact).
 _PI_2_HI = 1.5707963267948966  # 0x1.921fb54442d18p+0
 _PI_2_LO = 6.123233995736766e-17  # 0x1.1a62633145c07p-54
 _PI_HI = 2.0 * _PI_2_HI
 _PI_LO = 2.0 * _PI_2_LO
+# m P0 and m P1 for m = -1 and -2 (exact): the three cases' multiples are selected, not
+# computed.
+_MP0 = -_ACOS_P[0]
+_M2P0 = -2.0 * _ACOS_P[0]
+_MP1 = -_ACOS_P[1]
+_M2P1 = -2.0 * _ACOS_P[1]
+_TINIEST = 2.0**-1074  # the smallest subnormal
 
 
 def _log_reduce(x):
@@ -479,7 +491,7 @@ def lgamma64(x):
 
 
 def acos64(x):
-    """``arccos(x)`` in ``[0, pi]`` for ``x`` in ``[-1, 1]``.
+    """``arccos(x)``, in ``[0, pi]``, for ``x`` in ``[-1, 1]``.
 
     Parameters
     ----------
@@ -489,33 +501,36 @@ def acos64(x):
     Returns
     -------
     numpy.float64
-        ``arccos(x)`` within 1 ulp: at most 0.501 ulp measured, 99.9 %
-        correctly rounded, on 2**22 inputs in each of ``[-1, 1]``,
-        ``+-(1 - d)`` with ``d`` log-uniform in ``[2**-53, 1/2]``, ``|x|``
-        log-uniform in ``[2**-60, 1/2]`` and ``+-(1/2 + d)``.  Exactly
-        ``+0.0`` at 1, and ``pi`` and ``pi / 2`` rounded (``3.141592653589793``
-        and ``1.5707963267948966``) at -1 and at 0 and -0; NaN (the bits
-        ``0x7FF8000000000000``) for ``|x| > 1``, the infinities and NaN.
+        ``arccos(x)`` within 1 ulp: at most 0.503 ulp measured, 99.9 %
+        correctly rounded, on 2**22 inputs in each of ``[-1, 1]``, ``1 - d``
+        and ``-1 + d`` with ``d`` log-uniform in ``[2**-53, 1/2]``, ``|x|``
+        log-uniform in ``[2**-60, 1/2]`` and ``+-1/2 + d`` with ``|d|``
+        log-uniform in ``[2**-53, 1/8]``.  Exactly ``+0.0`` at 1, and
+        ``pi`` and ``pi/2`` rounded (``3.141592653589793`` and
+        ``1.5707963267948966``) at -1 and at ``+-0.0``; NaN (the bits
+        ``0x7FF8000000000000``) for ``|x| > 1``, ``+-inf`` and NaN.
 
     Notes
     -----
     With ``a = |x|`` and ``asin(u) = u + u**3 P(u**2)``:
 
-    * ``a <= 1/2``: ``pi/2 - asin(x)``, with ``z = x**2 = z + z_err``
-      exactly (an fma);
-    * ``a > 1/2``: ``2 asin(s)`` and, for ``x < 0``, ``pi - 2 asin(s)``,
-      with ``z = (1 - a) / 2`` exact and ``s = sqrt(z) = s_hi + s_lo``
-      (``s_lo`` from the square root's residual ``z - s_hi**2``, exact by
-      an fma).
+    * ``a <= 1/2``: ``pi/2 - asin(x)``, ``u = x``, with ``z = x**2`` and its
+      rounding error ``z_err`` (an fma);
+    * ``a > 1/2``: ``2 asin(s)``, and ``pi - 2 asin(s)`` for ``x < 0``, with
+      ``z = (1 - a) / 2`` exact and ``s = sqrt(z) = s_hi + s_lo``, ``s_lo``
+      from the square root's residual ``z - s_hi**2`` (exact, an fma).
 
-    So ``arccos(x) = C + m (u + u_lo) + m (u + u_lo) Z P(z)`` with
-    ``(m, C) = (-1, pi/2)``, ``(2, 0)`` or ``(-2, pi)``, ``u + u_lo`` the
-    argument of ``asin`` (``x`` or ``s``) and ``Z`` its exact square.
-    ``C_hi + m u + m u z P0`` is summed exactly (two Fast2Sums, the product
-    ``u z`` and ``m u z P0`` as exact double-doubles); the rest, below
-    ``2**-4.6`` of the result, has a relative error of a few ``2**-53``,
-    and the one final rounding of ``head + rest`` gives the result.  Both
-    cases are computed and selected, as are ``m`` and ``C``: no branch.
+    So ``arccos(x) = C + m asin(u + u_lo)`` with ``(m, C) = (-1, pi/2)``,
+    ``(2, 0)`` or ``(-2, pi)``; ``(u + u_lo)**3 = t + t_err`` and
+    ``t z = tz + tz_err`` with ``t`` and ``tz`` rounded products.  The
+    head ``C_hi + m u + m t P0 + m tz P1`` is summed to a double plus
+    errors that are exact or rounded to ``2**-53`` of themselves (a
+    Fast2Sum, then two fmas that add an exact product, their errors from
+    fmas as well); the rest, ``m (u_lo + t z**2 P2(z) + ...)`` and
+    ``C_lo``, is below ``2**-10`` of the result, and the one final rounding
+    of ``head + (rest + errors)`` gives the result.  The two cases and
+    ``(m, C)`` are selected, not branched on: the body is straight-line
+    code, which LLVM inlines into a calling loop and vectorises.
 
     Examples
     --------
@@ -529,43 +544,51 @@ def acos64(x):
     a = abs(x)
     far = a > 0.5
     negative = x < 0.0
-    # a <= 1/2: z = x**2 = z_near + z_err exactly
+    # a <= 1/2: x**2 = z_near + z_err exactly
     z_near = fma(x, x, 0.0)
     z_err = fma(x, x, -z_near)
-    # a > 1/2: z = (1 - a) / 2, exact (Sterbenz), s = sqrt(z) = s_hi + s_lo to 2**-106
+    # a > 1/2: z = (1 - a) / 2, exact (Sterbenz), and sqrt(z) = s_hi + s_lo to 2**-105:
+    # s_lo = (z - s_hi**2) / (2 s_hi), the residual exact.  The divisor is 2 s_hi (2**-1074
+    # is far below its half ulp) or, at a = 1, 2**-1074, and then s_lo = 0.
     z_far = fma(-0.5, a, 0.5)
-    s_hi = np.sqrt(z_far)
-    d = s_hi + s_hi
-    # (z - s_hi**2) / (2 s_hi), the residual exact; z = 0 (a = 1) gives s_lo = 0
-    s_lo = np.divide(fma(-s_hi, s_hi, z_far), d if d > 0.0 else 1.0)
-    # the argument of asin, u + u_lo, and z with u**2 = z + z_err (u_lo = 0 or z_err = 0)
+    s_hi = math.sqrt(z_far)
+    s_lo = np.divide(fma(-s_hi, s_hi, z_far), fma(2.0, s_hi, _TINIEST))
+    # the argument of asin, u + u_lo, and z with (u + u_lo)**2 = z + z_err (u_lo = 0 or
+    # z_err = 0)
     u = s_hi if far else x
     u_lo = s_lo if far else 0.0
     z = z_far if far else z_near
     z_err = 0.0 if far else z_err
-    # acos x = c + m asin(u + u_lo), c = c_hi + c_lo
+    # acos x = c_hi + c_lo + m asin(u + u_lo); m_p0 = m P0 and m_p1 = m P1, exact
     m = (-2.0 if negative else 2.0) if far else -1.0
+    m_p0 = (_M2P0 if negative else -_M2P0) if far else _MP0
+    m_p1 = (_M2P1 if negative else -_M2P1) if far else _MP1
     c_hi = (_PI_HI if negative else 0.0) if far else _PI_2_HI
     c_lo = (_PI_LO if negative else 0.0) if far else _PI_2_LO
-    # (u + u_lo)**3 = t + t_err + w: t + t_err = u z exactly, w the rest to 2**-104
+    # (u + u_lo)**3 = (u + u_lo) (z + z_err) = t + t_err to 2**-104, t the rounded u z;
+    # t z = tz + tz_err exactly
     t = fma(u, z, 0.0)
-    t_err = fma(u, z, -t)
-    w = fma(u, z_err, fma(u_lo, z, 0.0))
-    m_p0 = m * _ACOS_P[0]  # exact: m is -1 or +-2
-    tp = fma(t, m_p0, 0.0)
-    tp_err = fma(t, m_p0, -tp)  # m t P0 = tp + tp_err exactly
+    t_err = fma(u, z_err, fma(u_lo, z, fma(u, z, -t)))
+    tz = fma(t, z, 0.0)
+    tz_err = fma(t, z, -tz)
+    # P(z) = P0 + z (P1 + z P2(z))
     p = _ACOS_P
-    # P(z) = P0 + z P1(z)
-    p1 = fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(
+    p2 = fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(
         p[13], z, p[12]), z, p[11]), z, p[10]), z, p[9]), z, p[8]), z, p[7]), z, p[6]), z,
-        p[5]), z, p[4]), z, p[3]), z, p[2]), z, p[1])
-    # asin(u + u_lo) - u - t P0 = u_lo + t P0_lo + t z P1(z) + (t_err + w) P(z)
-    rest = fma(t * z, p1, fma(t, _ACOS_P_LO[0], fma(t_err + w, fma(z, p1, p[0]), u_lo)))
-    # c_hi + m u + tp = head + e1 + e2 exactly, by two Fast2Sums: |c_hi| >= |m u|
-    # or c_hi = 0 (then m u is exact), and |c_hi + m u| >= 12 |tp|.
+        p[5]), z, p[4]), z, p[3]), z, p[2])
+    # asin(u + u_lo) - u - t P0 - tz P1
+    #   = u_lo + t P0_lo + tz_err P1 + t z**2 P2(z) + t_err P(z), with P(z) ~ P0 + z P1 there
+    rest = fma(tz * z, p2, fma(tz_err, p[1], fma(t, _ACOS_P_LO[0], fma(
+        t_err, fma(z, p[1], p[0]), u_lo))))
+    # c_hi + m u + m t P0 + m tz P1 = h3 + e1 + e2 + e3.  hi + e1 by Fast2Sum (|c_hi| >=
+    # |m u|, or c_hi = 0 and m u is exact); h2 and h3 each add an exact product to the
+    # previous sum, hi - h2 and h2 - h3 exact (Sterbenz: |m t P0| <= |hi| / 24 and
+    # |m tz P1| <= |h2| / 200), and e2 and e3, their errors, round to 2**-53 of themselves.
     hi = fma(m, u, c_hi)
     e1 = fma(m, u, c_hi - hi)
-    head = hi + tp
-    e2 = (hi - head) + tp
-    r = head + fma(m, rest, c_lo + ((e1 + e2) + tp_err))
+    h2 = fma(t, m_p0, hi)
+    e2 = fma(t, m_p0, hi - h2)
+    h3 = fma(tz, m_p1, h2)
+    e3 = fma(tz, m_p1, h2 - h3)
+    r = h3 + fma(m, rest, c_lo + ((e1 + e2) + e3))
     return r if inside else _NAN
