@@ -28,6 +28,13 @@ are kept at a few thousand draws with bounds widened to match.  A few
 checks go beyond NumPy's tests, to NumPy's documented behaviour (the
 ``size=`` forms for every method in ``TestSize``; NaN parameters of
 ``normal`` and ``exponential``, marked where they are).
+
+Five tests assert tandem's contract where it differs from NumPy by design
+(``docs/spec.md``), each marked where it is: an integer seed is a Philox
+key (so a seed past ``2**64`` is an error, and ``[s]`` seeds as
+``SeedSequence(s)``, not as ``s``); NaN parameters are refused (NumPy
+returns NaN); and ``vonmises`` is tandem's own rule, which legacy NumPy on
+the same words cannot reproduce.
 """
 
 import math
@@ -1654,7 +1661,11 @@ class TestDistributions:
         # gh-4720 (10**6 draws there)
         assert np.all(np.isfinite(rng.vonmises(mu=0.0, kappa=1.1e-8, size=10**4)))
 
-    def test_vonmises_nan(self, rng):
+    def test_vonmises_nan(self, rng, flavor):
+        if flavor == "tandem":  # tandem refuses non-finite parameters (docs/spec.md)
+            with pytest.raises(ValueError, match="finite"):
+                rng.vonmises(mu=0.0, kappa=np.nan)
+            return
         assert np.isnan(rng.vonmises(mu=0.0, kappa=np.nan))
 
     @pytest.mark.parametrize("mu", [-7.0, -np.pi, -3.1, np.pi, 3.2])
@@ -1664,7 +1675,16 @@ class TestDistributions:
         assert np.all(r > -np.pi) and np.all(r <= np.pi)
 
     @pytest.mark.parametrize("kappa", [1e4, 1e15])
-    def test_vonmises_large_kappa_vs_legacy(self, rng, kappa):
+    def test_vonmises_large_kappa_vs_legacy(self, rng, kappa, flavor):
+        if flavor == "tandem":
+            # tandem's vonmises is its own rule (docs/spec.md), not NumPy's
+            # algorithm on the words, so legacy NumPy cannot match it; its
+            # wrapped normal above kappa 1e6 is the rule's own branch.
+            stream = rng.stream
+            new = rng.vonmises(0, kappa, size=10)
+            np.testing.assert_array_equal(
+                new, tandem.parametric.fill(stream, "vonmises", 0.0, kappa, size=10)[0])
+            return
         legacy = np.random.RandomState(rng.bit_generator)
         state = rng.bit_generator.state
         old = legacy.vonmises(0, kappa, size=10)

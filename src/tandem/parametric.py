@@ -433,14 +433,7 @@ def _composed(stream, size, first, second, combine, threads=None, backend=None):
     if not callable(second[1]):
         shapes += [np.shape(p) for p in second[1]]
     params_shape = np.broadcast_shapes(*shapes)
-    shape = arrays.shape_of(size)
-    shape = params_shape if shape is None else tuple(shape)
-    _fits(params_shape, shape, "size", "the parameters")
-    n = int(np.prod(shape, dtype=np.int64))
-    start = -(-stream.position // 4) * 4
-    if start + _COMPOSED_WORDS * n > POSITION_LIMIT:
-        raise ValueError("size: the fill needs words past the end of the lane (2**64)")
-    base = stream.at(start)
+    shape, n, base = _composed_layout(stream, size, params_shape, "the parameters")
     words = _COMPOSED_WORDS * np.arange(n, dtype=np.uint64).reshape(shape)
 
     def part(name, params, offset):
@@ -453,7 +446,20 @@ def _composed(stream, size, first, second, combine, threads=None, backend=None):
     b = part(second[0], second[1](a) if callable(second[1]) else second[1], 4)
     values = combine(a, b)
     return (values[()] if size is None and not params_shape else values,
-            stream.at(start + _COMPOSED_WORDS * n))
+            stream.at(base.position + _COMPOSED_WORDS * n))
+
+
+def _composed_layout(stream, size, params_shape, names):
+    """``(shape, n, base)`` of a law of two parts: the output's shape and size,
+    and the stream at the fill's start (its position rounded up to a block)."""
+    shape = arrays.shape_of(size)
+    shape = params_shape if shape is None else tuple(shape)
+    _fits(params_shape, shape, "size", names)
+    n = int(np.prod(shape, dtype=np.int64))
+    start = -(-stream.position // 4) * 4
+    if start + _COMPOSED_WORDS * n > POSITION_LIMIT:
+        raise ValueError("size: the fill needs words past the end of the lane (2**64)")
+    return shape, n, stream.at(start)
 
 
 def standard_t(stream, df, size=None, *, threads=None, backend=None):
@@ -567,33 +573,33 @@ def beta(stream, a, b, size=None, *, threads=None, backend=None):
     b = Real("b", positive=True, bound=1.0).check_array(b, _F64)
     _check_stream(stream)
     params_shape = np.broadcast_shapes(a.shape, b.shape)
-    shape = arrays.shape_of(size)
-    shape = params_shape if shape is None else tuple(shape)
-    _fits(params_shape, shape, "size", "a and b")
-    n = int(np.prod(shape, dtype=np.int64))
-    start = -(-stream.position // 4) * 4
-    if start + _COMPOSED_WORDS * n > POSITION_LIMIT:
-        raise ValueError("size: the fill needs words past the end of the lane (2**64)")
-    a, b = np.broadcast_to(a, shape).reshape(-1), np.broadcast_to(b, shape).reshape(-1)
-    values = beta_at(stream.at(start), np.arange(n, dtype=np.uint64), a, b, threads, backend)
+    shape, n, base = _composed_layout(stream, size, params_shape, "a and b")
+    if a.ndim or b.ndim:  # else scalars: the kernels of scalar parameters
+        a, b = np.broadcast_to(a, shape).reshape(-1), np.broadcast_to(b, shape).reshape(-1)
+    values = beta_at(base, np.arange(n, dtype=np.uint64), a, b, threads, backend)
     values = values.reshape(shape)
     return (values[()] if size is None and not params_shape else values,
-            stream.at(start + _COMPOSED_WORDS * n))
+            stream.at(base.position + _COMPOSED_WORDS * n))
 
 
 def beta_at(base, elements, a, b, threads=None, backend=None):
     """Elements ``elements`` (uint64) of :func:`beta` from ``base`` (at a block),
-    with the checked shapes ``a`` and ``b`` of each."""
+    with the checked shapes ``a`` and ``b``: one each (0-d) or one an element."""
     blocks = 2 * elements  # element e's first block
-    johnk = (a <= 1.0) & (b <= 1.0)
+    johnk = np.broadcast_to((a <= 1.0) & (b <= 1.0), elements.shape)
+
+    def of(values, where):
+        return values if values.ndim == 0 else values[where]
+
     values = np.empty(elements.shape)
     if johnk.any():
-        values[johnk] = at(base, "beta_johnk", blocks[johnk], a[johnk], b[johnk],
+        values[johnk] = at(base, "beta_johnk", blocks[johnk], of(a, johnk), of(b, johnk),
                            threads=threads, backend=backend)
     rest = ~johnk
     if rest.any():
-        x = at(base, "standard_gamma", blocks[rest], a[rest], threads=threads, backend=backend)
-        y = at(base, "standard_gamma", blocks[rest] + np.uint64(1), b[rest], threads=threads,
+        x = at(base, "standard_gamma", blocks[rest], of(a, rest), threads=threads,
                backend=backend)
+        y = at(base, "standard_gamma", blocks[rest] + np.uint64(1), of(b, rest),
+               threads=threads, backend=backend)
         values[rest] = np.divide(x, x + y)
     return values
