@@ -24,3 +24,13 @@ def test_gpu_fill_equals_cpu(name, start):
     index = np.array([0, 17, n - 1])
     at = parametric.at(stream, name, cupy.asarray(index), *LAWS[name][0])
     np.testing.assert_array_equal(cupy.asnumpy(at), on_cpu[index])
+
+
+def test_gpu_johnks_beta_equals_cpu():
+    import cupy
+
+    stream = tandem.Philox(20261201).sub("gpu").sub("beta_johnk")
+    n = 2**20 + 3
+    on_gpu, _ = parametric.fill(stream, "beta_johnk", 0.4, 0.7, size=n, device="cuda")
+    np.testing.assert_array_equal(cupy.asnumpy(on_gpu),
+                                  parametric.fill(stream, "beta_johnk", 0.4, 0.7, size=n)[0])
