@@ -1,13 +1,17 @@
-"""Fills of the f64 distributions whose parameters broadcast as NumPy's do.
+"""Fills of the laws whose parameters broadcast as NumPy's do.
 
 Each :class:`Law` names its kind (:mod:`tandem.kinds`), its parameters in
 NumPy's argument order with their checks, declared once, and how the
 checked parameters become the kind's three parameter words.  Scalar
 parameters take the kind's fill kernels; array parameters take the kernels
 that read each element's own words, which give the same values, bit for
-bit, for the same parameters.
+bit, for the same parameters.  The counting laws (``poisson``,
+``binomial``, ``geometric``) compute their counts in f64 and return int64.
 
-``docs/spec.md`` states each rule to the bit.
+Laws of two parts (``standard_t``, ``f``, ``negative_binomial``, ``wald``,
+``beta``) take 8 words an element, each part an element of another law
+computed alone (:func:`at`); :data:`PARTS` holds the laws that exist only as
+parts.  ``docs/spec.md`` states each rule to the bit.
 """
 
 from __future__ import annotations
@@ -153,7 +157,7 @@ LAWS = {
                     lambda n, p: (np.trunc(n), p, 0.0), _trials, counts=True),
     "vonmises": Law("vonmises64", (Real("mu", bound=1e-300), Real("kappa", nonnegative=True,
                                                                   bound=1e-10)),
-                    lambda mu, kappa: _vonmises_words(mu, kappa)),
+                    _vonmises_words),
     "pareto": Law("pareto64", (Real("a", positive=True, bound=1.0),), _shape_only),
     "normal": Law("normal64", (Real("loc"), Real("scale", nonnegative=True, bound=1 / 128)),
                   _located),
@@ -163,7 +167,7 @@ LAWS = {
 
 
 #: Laws that other laws are made of, drawn only through them.
-_PARTS = {
+PARTS = {
     "beta_johnk": Law("beta_johnk64", (Real("a", positive=True, bound=1.0),
                                        Real("b", positive=True, bound=1.0)),
                       lambda a, b: (a, b, 0.0)),
@@ -190,7 +194,7 @@ def _checked(law, values):
 def _prepare(name, params):
     """``(kind, parameter words, the parameters' names)``: the words as uint64
     arrays that broadcast together."""
-    law = LAWS.get(name) or _PARTS.get(name)
+    law = LAWS.get(name) or PARTS.get(name)
     if law is None:
         raise ValueError(f"no law named {name!r:.60}; the laws are {sorted(LAWS)}")
     words = np.broadcast_arrays(*law.words(*_checked(law, params)))
@@ -280,12 +284,12 @@ _INT64_MAX = np.iinfo(np.int64).max
 
 
 def _counts(name):
-    return (LAWS.get(name) or _PARTS[name]).counts
+    return (LAWS.get(name) or PARTS[name]).counts
 
 
 def _width(name):
     """Words per element of the law ``name``."""
-    return KINDS[(LAWS.get(name) or _PARTS[name]).kind].width
+    return KINDS[(LAWS.get(name) or PARTS[name]).kind].width
 
 
 def _as_counts(values, into=None):

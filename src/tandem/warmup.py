@@ -62,7 +62,7 @@ def compile_all(progress=True) -> float:
     table = tandem.AliasTable([1.0, 2.0])
     start = time.perf_counter()
     streams = (tandem.Philox(0), tandem.Threefry(0))
-    total = (len(CALLS) + len(parametric.LAWS) + len(parametric._PARTS)) * len(streams)
+    total = (len(CALLS) + len(parametric.LAWS) + len(parametric.PARTS)) * len(streams)
     with _progress.bar(total, "compiling tandem's kernels", progress) as bar:
         for name, args, kwargs in CALLS:
             args = (table,) if args == "table" else args
@@ -72,7 +72,7 @@ def compile_all(progress=True) -> float:
                     getattr(distributions, f"{name}_at")(stream, np.arange(n), *args,
                                                          **kwargs)
                 bar.update(1)
-        for name, law in {**parametric.LAWS, **parametric._PARTS}.items():
+        for name, law in {**parametric.LAWS, **parametric.PARTS}.items():
             params = _PARAMETERS.get(name, (1.0,) * len(law.parameters))
             for stream in streams:
                 for n in (1, LEAN_BELOW):
