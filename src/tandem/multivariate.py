@@ -21,7 +21,6 @@ import numpy as np
 
 from . import arrays, distributions, parametric
 from .kinds import Real
-from .stream import POSITION_LIMIT
 
 _METHODS = ("svd", "eigh", "cholesky")
 _CHECKS = ("warn", "raise", "ignore")
@@ -157,18 +156,6 @@ def multivariate_normal(stream, mean, cov, size=None, check_valid="warn", tol=1e
     return out.reshape(shape + (k,)), after
 
 
-def _rows(stream, size, k, words_per_row):
-    """``(shape, rows, base)`` of a law of ``k``-vectors taking ``words_per_row``
-    words a row from ``stream``'s position rounded up to a block."""
-    shape = arrays.shape_of(size)
-    shape = () if shape is None else tuple(shape)
-    rows = int(np.prod(shape, dtype=np.int64))
-    start = -(-stream.position // 4) * 4
-    if start + words_per_row * rows > POSITION_LIMIT:
-        raise ValueError("size: the draws need words past the end of the lane (2**64)")
-    return shape, rows, stream.at(start)
-
-
 def dirichlet(stream, alpha, size=None, *, threads=None):
     """Dirichlet draws, NumPy's two ways: ``(values of shape size + (k,), next stream)``.
 
@@ -197,14 +184,14 @@ def dirichlet(stream, alpha, size=None, *, threads=None):
     alpha = Real("alpha", nonnegative=True, bound=1.0).check_array(alpha, np.dtype(np.float64))
     k = alpha.size
     if alpha.max() >= 0.1:
-        shape, rows, base = _rows(stream, size, k, 4 * k)
+        shape, rows, base = parametric.block_layout(stream, size, (), "", 4 * k)
         blocks = np.arange(rows * k, dtype=np.uint64)
         g = parametric.at(base, "standard_gamma", blocks, np.tile(alpha, rows),
                           threads=threads).reshape(rows, k)
         values = np.divide(g, np.sum(g, axis=1, keepdims=True))
         words = 4 * k * rows
     else:
-        shape, rows, base = _rows(stream, size, k, 8 * (k - 1))
+        shape, rows, base = parametric.block_layout(stream, size, (), "", 8 * (k - 1))
         tail = np.cumsum(alpha[::-1])[::-1]  # tail[j] = alpha[j] + ... + alpha[k-1]
         values = np.empty((rows, k))
         rest = np.ones(rows)
@@ -253,7 +240,7 @@ def multinomial(stream, n, pvals, size=None, *, threads=None):
     n = int(Real("n", nonnegative=True, bound=2.0**52 / float(np.finfo(np.float64).max))
             .check(n, np.dtype(np.float64)))
     k = pvals.size
-    shape, rows, base = _rows(stream, size, k, 4 * (k - 1))
+    shape, rows, base = parametric.block_layout(stream, size, (), "", 4 * (k - 1))
     counts = np.zeros((rows, k), dtype=np.int64)
     left = np.full(rows, n, dtype=np.int64)
     rest = 1.0

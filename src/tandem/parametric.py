@@ -437,7 +437,7 @@ def _composed(stream, size, first, second, combine, threads=None, backend=None):
     if not callable(second[1]):
         shapes += [np.shape(p) for p in second[1]]
     params_shape = np.broadcast_shapes(*shapes)
-    shape, n, base = _composed_layout(stream, size, params_shape, "the parameters")
+    shape, n, base = block_layout(stream, size, params_shape, "the parameters")
     words = _COMPOSED_WORDS * np.arange(n, dtype=np.uint64).reshape(shape)
 
     def part(name, params, offset):
@@ -453,15 +453,17 @@ def _composed(stream, size, first, second, combine, threads=None, backend=None):
             stream.at(base.position + _COMPOSED_WORDS * n))
 
 
-def _composed_layout(stream, size, params_shape, names):
-    """``(shape, n, base)`` of a law of two parts: the output's shape and size,
-    and the stream at the fill's start (its position rounded up to a block)."""
+def block_layout(stream, size, params_shape, names, words=_COMPOSED_WORDS):
+    """``(shape, n, base)`` of a law taking ``words`` words an element (or a row)
+    from ``stream``'s position rounded up to a block: the output's shape and
+    element count (``params_shape`` when ``size`` is None), and the stream at
+    the fill's start."""
     shape = arrays.shape_of(size)
     shape = params_shape if shape is None else tuple(shape)
     _fits(params_shape, shape, "size", names)
     n = int(np.prod(shape, dtype=np.int64))
     start = -(-stream.position // 4) * 4
-    if start + _COMPOSED_WORDS * n > POSITION_LIMIT:
+    if start + words * n > POSITION_LIMIT:
         raise ValueError("size: the fill needs words past the end of the lane (2**64)")
     return shape, n, stream.at(start)
 
@@ -577,7 +579,7 @@ def beta(stream, a, b, size=None, *, threads=None, backend=None):
     b = Real("b", positive=True, bound=1.0).check_array(b, _F64)
     _check_stream(stream)
     params_shape = np.broadcast_shapes(a.shape, b.shape)
-    shape, n, base = _composed_layout(stream, size, params_shape, "a and b")
+    shape, n, base = block_layout(stream, size, params_shape, "a and b")
     if a.ndim or b.ndim:  # else scalars: the kernels of scalar parameters
         a, b = np.broadcast_to(a, shape).reshape(-1), np.broadcast_to(b, shape).reshape(-1)
     values = beta_at(base, np.arange(n, dtype=np.uint64), a, b, threads, backend)

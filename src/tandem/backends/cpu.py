@@ -169,16 +169,25 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
                 value = retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
             out[i] = value
 
+    def lean_element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3):
+        """The element whose draw starts at word ``w``, by the lean functions."""
+        x0, x1, x2, x3 = lean_block(generator, k0, k1, k2, k3, lane, w >> U64(2))
+        value, accepted, lo, hi = lean_draw(x0, x1, x2, x3, w & U64(3), params, table)
+        if retry is not None and not accepted:
+            value = retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
+        return value
+
+    lean_element = core.jitable_cpu(maps.named(
+        f"lean_element_{lean_draw.__name__}_{lean_block.__name__}_{block_at.__name__}",
+        lean_element))
+
     @njit(cache=True)
     def lean_addressed(out, index, generator, k0, k1, k2, k3, lane, start, params, table,
                        r0, r1, r2, r3):
         for i in range(index.size + (digest & 0)):
             w = start + U64(width) * index[i]
-            x0, x1, x2, x3 = lean_block(generator, k0, k1, k2, k3, lane, w >> U64(2))
-            value, accepted, lo, hi = lean_draw(x0, x1, x2, x3, w & U64(3), params, table)
-            if retry is not None and not accepted:
-                value = retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
-            out[i] = value
+            out[i] = lean_element(generator, k0, k1, k2, k3, lane, w, params, table,
+                                  r0, r1, r2, r3)
 
     # Elements with parameters of their own: element index[i], with the
     # parameter words each[i], into out[i].
@@ -195,12 +204,9 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
                             r0, r1, r2, r3):
         for i in range(out.size + (digest & 0)):
             w = start + U64(width) * index[i]
-            x0, x1, x2, x3 = lean_block(generator, k0, k1, k2, k3, lane, w >> U64(2))
             params = (each[i, 0], each[i, 1], each[i, 2])
-            value, accepted, lo, hi = lean_draw(x0, x1, x2, x3, w & U64(3), params, table)
-            if retry is not None and not accepted:
-                value = retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
-            out[i] = value
+            out[i] = lean_element(generator, k0, k1, k2, k3, lane, w, params, table,
+                                  r0, r1, r2, r3)
 
     return Kernels(parallel.guarded(fill), parallel.guarded(addressed), lean_fill,
                    lean_addressed, parallel.guarded(each_addressed), lean_each_addressed)
