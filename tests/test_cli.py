@@ -42,12 +42,19 @@ def test_compile_fills_every_kind_with_both_bijections(monkeypatch):
 
     recorder = types.SimpleNamespace(
         fill=lambda record, out, threads: saw("fill", record, out),
-        addressed=lambda record, index, out, threads: saw("at", record, out))
+        addressed=lambda record, index, out, threads: saw("at", record, out),
+        addressed_each=lambda record, index, each, out, threads: saw("each", record, out))
     monkeypatch.setattr(distributions, "_backend", lambda name: recorder)
     monkeypatch.setattr(parametric, "_backend", lambda name: recorder)
     warmup.compile_all(progress=False)
-    assert seen == {(how, name, g, lean) for how in ("fill", "at") for name in kinds.KINDS
-                    for g in (0, 1) for lean in (True, False)}
+    # a kind that scalar parameters never choose is warmed for array parameters
+    each = {name for how, name, _, _ in seen if how == "each"}
+    scalar = {name for how, name, _, _ in seen if how != "each"}
+    assert scalar | each == set(kinds.KINDS)
+    assert each == {law.kind for law in parametric.LAWS.values() if law.faster is not None}
+    assert {s for s in seen if s[0] != "each"} == {
+        (how, name, g, lean) for how in ("fill", "at") for name in scalar
+        for g in (0, 1) for lean in (True, False)}
 
 
 def test_compile_command_reports_its_time(monkeypatch):

@@ -195,6 +195,54 @@ def test_unknown_law():
         parametric.fill(ROOT, "zeta", 2.0)
 
 
+#: Scalar parameters of each kind that parametric.Law.faster chooses, at the ends
+#: of its range: (law, parameters, kind).
+FASTER = [
+    ("poisson", (0.0,), "poisson_table64"), ("poisson", (1e-300,), "poisson_table64"),
+    ("poisson", (3.0,), "poisson_table64"), ("poisson", (9.999,), "poisson_table64"),
+    ("poisson", (10.0,), "poisson_ptrs64"), ("poisson", (1e9,), "poisson_ptrs64"),
+    ("binomial", (0, 0.5), "binomial_table64"), ("binomial", (20, 0.1), "binomial_table64"),
+    ("binomial", (7, 0.93), "binomial_table64"), ("binomial", (19, 0.5), "binomial_table64"),
+    ("binomial", (20, 0.5), "binomial_btrs64"), ("binomial", (1000, 0.7), "binomial_btrs64"),
+    ("binomial", (2**40, 1e-11), "binomial_btrs64"),
+    ("standard_gamma", (1.0,), "gamma_large64"), ("gamma", (1e6, 2.0), "gamma_large64"),
+    ("chisquare", (0.5,), "gamma64"),
+]
+
+
+@pytest.mark.parametrize("name,params,kind", FASTER)
+def test_faster_kinds_equal_the_laws_own(name, params, kind):
+    """Scalar parameters take a kind whose fill the CPU vectorises; its values
+    equal those of the law's own kind (which array parameters take), of the
+    reference, and of its elements computed alone."""
+    assert parametric._scalar_spec(name, KINDS[parametric.LAWS[name].kind],
+                                   parametric._prepare(name, params)[1])[0].name == kind
+    stream = ROOT.sub("faster").sub(name).at(2)
+    n = 3000
+    scalar = law_fill(stream, name, n, params=params)
+    each, _ = parametric.fill(stream, name, *(np.full(n, p) for p in params))
+    assert np.array_equal(scalar, each)
+    assert np.array_equal(scalar, law_fill(stream, name, n, params=params, backend="reference"))
+    index = np.array([0, 5, n - 1, 1234])
+    assert np.array_equal(parametric.at(stream, name, index, *params), scalar[index])
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")  # the simulator's uint64 wraps
+@pytest.mark.parametrize("name,params", [("poisson", (3.0,)), ("binomial", (7, 0.93))])
+def test_cuda_kernels_of_the_inversion_tables_equal_the_cpu(name, params):
+    stream = ROOT.sub("cuda-tables").at(1)
+    on_cuda, _ = parametric.fill(stream, name, *params, size=70, threads=32, backend="cuda")
+    assert np.array_equal(on_cuda, law_fill(stream, name, 70, params=params))
+
+
+def test_inversion_tables_end_in_infinity():
+    """The binary search of tandem.core.inversion.count_below64 needs a last +inf."""
+    from tandem.core import binomial, poisson
+    for table in (poisson.inversion_table(9.999999), binomial.inversion_table(2.0**40, 9e-12)):
+        sums = table.view(np.float64)
+        assert np.isinf(sums[-1]) and (np.diff(sums[np.isfinite(sums)]) > 0).all()
+
+
 @pytest.mark.filterwarnings("ignore:overflow encountered")  # the simulator's uint64 wraps
 @pytest.mark.parametrize("name", sorted(LAWS))
 def test_cuda_kernels_equal_the_cpu(name):

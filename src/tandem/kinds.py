@@ -38,9 +38,10 @@ from .core.addressing import join64
 from .core.choice import alias_index
 from .core.fmath import fma
 from .core.beta import johnk_first, johnk_retry
-from .core.binomial import binomial_first, binomial_retry
-from .core.gamma import gamma_first, gamma_retry
-from .core.poisson import poisson_first, poisson_retry
+from .core.binomial import (binomial_btrs_first, binomial_first, binomial_retry,
+                             binomial_table_first)
+from .core.gamma import gamma_first, gamma_large_first, gamma_retry
+from .core.poisson import poisson_first, poisson_ptrs_first, poisson_retry, poisson_table_first
 from .core.vonmises import vonmises_first, vonmises_retry
 from .core.inversion import (
     cauchy_standard,
@@ -470,8 +471,21 @@ def map_gamma64(lo, hi, params, table):
                        table)
 
 
+def map_gamma_large64(lo, hi, params, table):
+    return gamma_large_first(lo, hi, as_float(params[0]), as_float(params[1]),
+                             as_float(params[2]), table)
+
+
 def map_poisson64(lo, hi, params, table):
     return poisson_first(lo, hi, as_float(params[0]))
+
+
+def map_poisson_ptrs64(lo, hi, params, table):
+    return poisson_ptrs_first(lo, hi, as_float(params[0]))
+
+
+def map_poisson_table64(lo, hi, params, table):
+    return poisson_table_first(lo, table)
 
 
 def map_beta_johnk64(lo, hi, params, table):
@@ -484,6 +498,14 @@ def map_vonmises64(lo, hi, params, table):
 
 def map_binomial64(lo, hi, params, table):
     return binomial_first(lo, hi, as_float(params[0]), as_float(params[1]))
+
+
+def map_binomial_btrs64(lo, hi, params, table):
+    return binomial_btrs_first(lo, hi, as_float(params[0]), as_float(params[1]))
+
+
+def map_binomial_table64(lo, hi, params, table):
+    return binomial_table_first(lo, as_float(params[0]), as_float(params[1]), table)
 
 
 # -- retries ----------------------------------------------------------------------
@@ -605,11 +627,27 @@ KINDS = {kind.name: kind for kind in (
     Kind("gamma64", 4, map_gamma64, oracle.gamma64, retry_gamma64, oracle.gamma64_miss,
          "tandem.gamma64", FAST_TABLE, 0.1, deferred=True, staged=True,
          shared_words=2 * _normal64_tables.LAYERS),
+    # gamma64's values for a scalar shape from 1 on, branch-free so that the
+    # CPU's loop vectorises.
+    Kind("gamma_large64", 4, map_gamma_large64, oracle.gamma64, retry_gamma64,
+         oracle.gamma64_miss, "tandem.gamma64", FAST_TABLE, 0.1, deferred=True, staged=True,
+         shared_words=2 * _normal64_tables.LAYERS),
     # Counts as f64 (tandem.core.poisson); PTRS rejects about 10 % from mean 10 on.
     Kind("poisson64", 4, map_poisson64, oracle.poisson64, retry_poisson64,
          oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True),
+    # poisson64's values, branch-free so that the CPU's loop vectorises, for a
+    # scalar mean: PTRS from 10 on, and below, a table of the inversion's sums
+    # (tandem.core.poisson.inversion_table) that the fill brings.
+    Kind("poisson_ptrs64", 4, map_poisson_ptrs64, oracle.poisson64, retry_poisson64,
+         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True),
+    Kind("poisson_table64", 4, map_poisson_table64, oracle.poisson64, staged=True),
     Kind("binomial64", 4, map_binomial64, oracle.binomial64, retry_binomial64,
          oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True),
+    # binomial64's values, branch-free, for scalar parameters: BTRS where n p
+    # (p at most 1/2) is 10 or more, and a table of the inversion's sums below.
+    Kind("binomial_btrs64", 4, map_binomial_btrs64, oracle.binomial64, retry_binomial64,
+         oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True),
+    Kind("binomial_table64", 4, map_binomial_table64, oracle.binomial64, staged=True),
     # Jöhnk's beta, for both shapes at most 1 (tandem.core.beta).
     Kind("beta_johnk64", 4, map_beta_johnk64, oracle.beta_johnk64, retry_beta_johnk64,
          oracle.beta_johnk64_miss, "tandem.beta", miss_rate=0.5, deferred=True),

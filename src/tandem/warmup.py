@@ -73,14 +73,20 @@ def compile_all(progress=True) -> float:
                                                          **kwargs)
                 bar.update(1)
         for name, law in {**parametric.LAWS, **parametric.PARTS}.items():
-            params = _PARAMETERS.get(name, (1.0,) * len(law.parameters))
-            for stream in streams:
-                for n in (1, LEAN_BELOW):
-                    parametric.fill(stream, name, *params, size=n)
-                    parametric.at(stream, name, np.arange(n), *params)
-                bar.update(1)
+            for params in _PARAMETERS.get(name, [(1.0,) * len(law.parameters)]):
+                for stream in streams:
+                    for n in (1, LEAN_BELOW):
+                        parametric.fill(stream, name, *params, size=n)
+                        parametric.at(stream, name, np.arange(n), *params)
+                    if law.faster is not None:  # the law's own kind, for array parameters
+                        parametric.at(stream, name, [0], *([p] for p in params))
+            bar.update(1)
     return time.perf_counter() - start
 
 
-#: Parameters of the laws where ones will not do.
-_PARAMETERS = {"uniform": (0.0, 1.0), "triangular": (0.0, 0.5, 1.0), "binomial": (10, 0.5)}
+#: Parameters of the laws where ones will not do, one set for each kind that
+#: scalar parameters choose (parametric.Law.faster).
+_PARAMETERS = {"uniform": [(0.0, 1.0)], "triangular": [(0.0, 0.5, 1.0)],
+               "poisson": [(1.0,), (30.0,)], "binomial": [(10, 0.5), (100, 0.5)],
+               "standard_gamma": [(0.5,), (1.0,)], "gamma": [(0.5, 1.0), (1.0, 1.0)],
+               "chisquare": [(1.0,), (3.0,)]}

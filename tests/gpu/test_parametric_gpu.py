@@ -6,7 +6,7 @@ import pytest
 import tandem
 from tandem import parametric
 
-from test_parametric import LAWS
+from test_parametric import FASTER, LAWS
 
 
 @pytest.mark.parametrize("start", [0, 1, 6])
@@ -34,3 +34,14 @@ def test_gpu_johnks_beta_equals_cpu():
     on_gpu, _ = parametric.fill(stream, "beta_johnk", 0.4, 0.7, size=n, device="cuda")
     np.testing.assert_array_equal(cupy.asnumpy(on_gpu),
                                   parametric.fill(stream, "beta_johnk", 0.4, 0.7, size=n)[0])
+
+
+@pytest.mark.parametrize("name,params,kind", FASTER)
+def test_gpu_faster_kinds_equal_cpu(name, params, kind):
+    import cupy
+
+    stream = tandem.Philox(20261201).sub("gpu-faster").sub(name).at(3)
+    n = 2**20 + 7
+    on_gpu, _ = parametric.fill(stream, name, *params, size=n, device="cuda")
+    np.testing.assert_array_equal(cupy.asnumpy(on_gpu),
+                                  parametric.fill(stream, name, *params, size=n)[0])

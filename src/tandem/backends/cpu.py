@@ -71,6 +71,10 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
     """
     per_block = 4 // width
     digest = _SOURCES  # in the kernels' closures: see core.source_digest
+    # A block an element with deferred misses: a tile keeps each element's
+    # acceptance, and a miss is mended by its retry alone (the map is not run
+    # again; that doubled the cost of a miss).
+    flagged = nan_marks and width == 4 and retry is not None
 
     draw = core.jitable_cpu(maps.element_draw(width, value_map, block_at))
     element = core.jitable_cpu(maps.element(draw, retry))
@@ -111,6 +115,7 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
         chunks = (blocks + _CHUNK_BLOCKS - 1) // _CHUNK_BLOCKS
         for c in prange(chunks):
             words = np.empty(4 * _TILE_BLOCKS if staged else 0, dtype=np.uint64)
+            accepted = np.empty(_TILE_BLOCKS if flagged else 0, dtype=np.bool_)
             c_end = min(blocks, (c + 1) * _CHUNK_BLOCKS)
             for t in range(c * _CHUNK_BLOCKS, c_end, _TILE_BLOCKS):
                 t_end = min(c_end, t + _TILE_BLOCKS)
@@ -126,15 +131,34 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
                         words[b + U64(2)] = x2
                         words[b + U64(3)] = x3
                     else:
-                        all_accepted &= store_block(out, U64(head + per_block * j),
-                                                    x0, x1, x2, x3, params, table)
+                        a = store_block(out, U64(head + per_block * j),
+                                        x0, x1, x2, x3, params, table)
+                        if flagged:
+                            accepted[j - t] = a
+                        all_accepted &= a
                 if staged:
                     for j in range(t, t_end):
                         b = U64(4 * (j - t))
-                        all_accepted &= store_block(
+                        a = store_block(
                             out, U64(head + per_block * j), words[b], words[b + U64(1)],
                             words[b + U64(2)], words[b + U64(3)], params, table)
-                if not all_accepted:
+                        if flagged:
+                            accepted[j - t] = a
+                        all_accepted &= a
+                if flagged and not all_accepted:
+                    for j in range(t, t_end):
+                        if accepted[j - t]:
+                            continue
+                        if staged:
+                            b = U64(4 * (j - t))
+                            x0, x1 = words[b], words[b + U64(1)]
+                            x2, x3 = words[b + U64(2)], words[b + U64(3)]
+                        else:
+                            x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(j))
+                        e = head + j
+                        out[e] = retry(generator, r0, r1, r2, r3, start + U64(4 * e),
+                                       join64(x0, x1), join64(x2, x3), params, table)
+                elif not all_accepted:
                     for e in range(head + per_block * t, head + per_block * t_end):
                         if nan_marks:
                             if not np.isnan(out[e]):

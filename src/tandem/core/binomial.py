@@ -23,8 +23,9 @@ import numpy as np
 from .addressing import block_at, join64
 from .bijections import U64
 from .fmath import exp64, fma, log64
-from .inversion import floor64, open_uniform64
-from .special import lgamma64, log1p64
+from ._marks import inline
+from .inversion import TABLE_SIZE, count_below64, floor64, open_uniform64
+from .special import lgamma64, log1p64, log_factorial64
 
 #: Means ``n p`` (with ``p <= 1/2``) below this take the inversion, the others BTRS.
 INVERSION_BELOW = 10.0
@@ -47,8 +48,11 @@ def binomial_inversion(u, n, p):
     return k
 
 
-def _btrs(u, v, n, p):
-    """``(accepted, k)`` of one BTRS attempt on ``U = u - 1/2`` and ``V = v``."""
+@inline
+def _btrs_test(u, v, n, p):
+    """``(k, squeezed, refused, lhs, m)`` of a BTRS attempt: its count, whether
+    the squeeze accepts it, whether it is refused outright, the left side of
+    the full test, ``log(V alpha / (a / us**2 + b))``, and the mode ``m``."""
     q = 1.0 - p
     spq = math.sqrt(n * p * q)
     b = fma(2.53, spq, 1.15)
@@ -56,16 +60,40 @@ def _btrs(u, v, n, p):
     shifted = u - 0.5
     us = 0.5 - abs(shifted)
     k = floor64(fma(np.divide(a * 2.0, us) + b, shifted, fma(n, p, 0.5)))
-    if k < 0.0 or k > n:
-        return False, k
-    if us >= 0.07 and v <= 0.92 - np.divide(4.2, b):
-        return True, k
+    refused = (k < 0.0) | (k > n)
+    squeezed = (us >= 0.07) & (v <= 0.92 - np.divide(4.2, b))
     alpha = (2.83 + np.divide(5.1, b)) * spq
-    m = floor64(fma(n, p, p))
-    h = lgamma64(m + 1.0) + lgamma64((n - m) + 1.0)
     lhs = log64(np.divide(v * alpha, np.divide(a, us * us) + b))
-    rhs = fma(k - m, log64(np.divide(p, q)), h - (lgamma64(k + 1.0) + lgamma64((n - k) + 1.0)))
+    return k, squeezed, refused, lhs, floor64(fma(n, p, p))
+
+
+@inline
+def _btrs_rhs(k, m, n, p, h, log_factorials):
+    """The right side of BTRS's full test, with ``h = log m! + log (n - m)!`` and
+    ``log_factorials = log k! + log (n - k)!``."""
+    return fma(k - m, log64(np.divide(p, 1.0 - p)), h - log_factorials)
+
+
+def _btrs(u, v, n, p):
+    """``(accepted, k)`` of one BTRS attempt on ``U = u - 1/2`` and ``V = v``."""
+    k, squeezed, refused, lhs, m = _btrs_test(u, v, n, p)
+    if refused:
+        return False, k
+    if squeezed:
+        return True, k
+    h = lgamma64(m + 1.0) + lgamma64((n - m) + 1.0)
+    rhs = _btrs_rhs(k, m, n, p, h, lgamma64(k + 1.0) + lgamma64((n - k) + 1.0))
     return lhs <= rhs, k
+
+
+@inline
+def _btrs_first(u, v, n, p):
+    """``(k, accepted)`` of :func:`_btrs`, by selects, not branches."""
+    k, squeezed, refused, lhs, m = _btrs_test(u, v, n, p)
+    k_safe = min(max(k, 0.0), n)
+    h = log_factorial64(m) + log_factorial64(n - m)
+    rhs = _btrs_rhs(k, m, n, p, h, log_factorial64(k_safe) + log_factorial64(n - k_safe))
+    return k, (not refused) & (squeezed | (lhs <= rhs))
 
 
 def _folded(n, p):
@@ -83,6 +111,51 @@ def binomial_first(d0, d1, n, p):
     else:
         accepted, k = _btrs(u, open_uniform64(d1), n, small)
     return (n - k if flipped else k), accepted
+
+
+@inline
+def binomial_btrs_first(d0, d1, n, p):
+    """:func:`binomial_first` where ``n min(p, 1 - p) >= 10``, by selects, not
+    branches, so that a fill's loop vectorises: the same counts and
+    acceptances."""
+    small, flipped = _folded(n, p)
+    k, accepted = _btrs_first(open_uniform64(d0), open_uniform64(d1), n, small)
+    return (n - k if flipped else k), accepted
+
+
+def inversion_table(n, p):
+    """The running sums of :func:`binomial_inversion` for ``n`` trials of ``p``
+    (``n min(p, 1 - p) < 10``), as uint64 words of f64s: entry ``j`` is the
+    sum up to count ``j``, and ``+inf`` from the count at which the sum stops
+    growing or reaches ``n``.  The count of ``u`` is the number of entries
+    below ``u`` (:func:`binomial_table_first`).
+
+    Raises ``ValueError`` if the sums grow past
+    :data:`tandem.core.inversion.TABLE_SIZE` entries (none with ``n p < 10``
+    does).
+    """
+    p, _ = _folded(n, p)
+    sums = np.full(TABLE_SIZE, np.inf)
+    ratio = np.divide(p, 1.0 - p)
+    f = exp64(fma(n, log1p64(0.0 - p), 0.0))
+    total = f
+    for k in range(1, TABLE_SIZE + 1):
+        sums[k - 1] = total
+        if k > n:
+            return sums.view(np.uint64)
+        f = fma(f * np.divide(n - k + 1.0, float(k)), ratio, 0.0)
+        if total + f == total:
+            return sums.view(np.uint64)
+        total = total + f
+    raise ValueError(f"the sums of {n} trials of {p} grow past {TABLE_SIZE} counts")
+
+
+@inline
+def binomial_table_first(d0, n, p, table):
+    """:func:`binomial_first` where ``n min(p, 1 - p) < 10``, from the
+    :func:`inversion_table` of ``(n, p)``, with no branch."""
+    k = count_below64(open_uniform64(d0), table)
+    return (n - k if p > 0.5 else k), True
 
 
 def binomial_retry(generator, k0, k1, k2, k3, g, n, p):

@@ -33,6 +33,7 @@ import numpy as np
 
 from .addressing import block_at, join64
 from .bijections import U64
+from ._marks import inline
 from .fmath import exp64, fma, log64, sincos2pi64
 from .inversion import exp_wide64, open_uniform64
 from .normal import normal64_fast_table, normal64_miss_table
@@ -55,6 +56,20 @@ def _large_accepts(z, u, d, c):
         return True, v
     w = (1.0 - v) + log64(v)
     return log64(u) < fma(d, w, fma(z * 0.5, z, 0.0)), v
+
+
+@inline
+def _large_accepts_selected(z, u, d, c):
+    """:func:`_large_accepts` by selects, not branches: both logarithms always."""
+    t = fma(c, z, 1.0)
+    positive = t > 0.0
+    v = fma(t * t, t, 0.0)
+    z2 = z * z
+    squeezed = u < fma(z2 * z2, _SQUEEZE, 1.0)
+    v_log = v if positive else 1.0  # a logarithm's argument where t <= 0 refuses anyway
+    w = (1.0 - v_log) + log64(v_log)
+    full = log64(u) < fma(d, w, fma(z * 0.5, z, 0.0))
+    return positive & (squeezed | full), v if positive else 0.0
 
 
 def _small_accepts(u, e, a, inv):
@@ -80,6 +95,16 @@ def gamma_first(d0, d1, p, c, m, table):
     accepted, x = _small_accepts(open_uniform64(d0), 0.0 - log64(open_uniform64(d1)), p,
                                  0.0 - c)
     return x * m, accepted
+
+
+@inline
+def gamma_large_first(d0, d1, p, c, m, table):
+    """:func:`gamma_first` for shapes from 1 on (``c > 0``), by selects, not
+    branches, so that a fill's loop vectorises: the same values and
+    acceptances."""
+    z, fast = _normal_fast(d0, table)
+    accepted, v = _large_accepts_selected(z, open_uniform64(d1), p, c)
+    return m * v, fast & accepted
 
 
 def _box_muller(x0, x1, x2, x3):

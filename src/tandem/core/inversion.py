@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from .bijections import U64
+from ._marks import inline
 from .fmath import exp64, fma, log64, sincos2pi64
 from .special import expm1_64, log1p64
 
@@ -38,11 +39,12 @@ def floor64(x):
     """``floor(x)`` as a float64, by exact additions (numba-cuda has no ``floor``
     ufunc of a scalar): ``a + 2**52 - 2**52`` rounds ``a = |x| < 2**52`` to an
     integer exactly, and a step of one corrects it."""
+    # Selects, not branches, so that a calling loop vectorises.
     a = abs(x)
     r = a if a >= _TWO52 else (a + _TWO52) - _TWO52
-    if x >= 0.0:
-        return r - 1.0 if r > a else r
-    return 0.0 - (r + 1.0 if r < a else r)
+    down = r - 1.0 if r > a else r
+    up = r + 1.0 if r < a else r
+    return down if x >= 0.0 else 0.0 - up
 
 
 def ceil64(x):
@@ -102,12 +104,14 @@ def rayleigh_standard(v):
     return math.sqrt(log64(v) * -2.0)
 
 
+@inline
 def weibull_standard(v, a):
     """``(-log v) ** (1 / a)`` as ``exp(log(-log v) / a)``; 0 when ``a`` is 0."""
     x = exp_wide64(np.divide(log64(0.0 - log64(v)), a))
     return 0.0 if a == 0.0 else x
 
 
+@inline
 def power_standard(v, a):
     """``v ** (1 / a)`` as ``exp(log(v) / a)``: the power law on ``[0, 1]``."""
     return exp_wide64(np.divide(log64(v), a))
@@ -127,13 +131,43 @@ def triangular_standard(v, left, mode, right):
     return right - math.sqrt((1.0 - v) * (right - mode) * base)
 
 
+@inline
 def pareto_standard(v, a):
     """``expm1(-log(v) / a)``: the Lomax (Pareto II) law of NumPy's ``pareto``."""
     return expm1_64(np.divide(0.0 - log64(v), a))
 
 
+@inline
 def geometric_count(v, p):
     """``ceil(log(v) / log1p(-p))`` as an f64, the trials up to the first success;
     1 when ``p`` is 1."""
     k = ceil64(np.divide(log64(v), log1p64(0.0 - p)))
     return 1.0 if p == 1.0 else k
+
+
+#: Entries of the tables that :func:`count_below64` searches.
+TABLE_SIZE = 64
+
+
+@inline
+def _below(table, k, step, u):
+    """``k + step`` if entry ``k + step - 1`` of ``table`` is below ``u``, else ``k``."""
+    # Arithmetic, not a conditional, which trips Numba's SSA check once inlined.
+    return k + step * np.int64(u > np.uint64(table[k + step - 1]).view(np.float64))
+
+
+@inline
+def count_below64(u, table):
+    """The number of entries of ``table`` below ``u``, as an f64, by a binary
+    search with no branch.
+
+    ``table`` holds :data:`TABLE_SIZE` nondecreasing f64s as uint64 words, its
+    last ``+inf``.
+    """
+    k = _below(table, 0, 32, u)
+    k = _below(table, k, 16, u)
+    k = _below(table, k, 8, u)
+    k = _below(table, k, 4, u)
+    k = _below(table, k, 2, u)
+    k = _below(table, k, 1, u)
+    return float(k)

@@ -21,8 +21,9 @@ import numpy as np
 from .addressing import block_at, join64
 from .bijections import U64
 from .fmath import exp64, fma, log64
-from .inversion import floor64, open_uniform64
-from .special import lgamma64
+from .inversion import TABLE_SIZE, count_below64, floor64, open_uniform64
+from ._marks import inline
+from .special import lgamma64, log_factorial64
 
 #: Means below this take the inversion, the others PTRS.
 INVERSION_BELOW = 10.0
@@ -43,22 +44,74 @@ def poisson_inversion(u, lam):
     return k
 
 
-def _ptrs(u, v, lam):
-    """``(accepted, k)`` of one PTRS attempt on ``U = u - 1/2`` and ``V = v``."""
-    slam = math.sqrt(lam)
-    b = fma(2.53, slam, 0.931)
-    a = fma(0.02483, b, -0.059)
+@inline
+def _ptrs_hat(lam):
+    """``(a, b)``: the constants of PTRS's hat for mean ``lam``."""
+    b = fma(2.53, math.sqrt(lam), 0.931)
+    return fma(0.02483, b, -0.059), b
+
+
+@inline
+def _ptrs_test(u, v, lam):
+    """``(k, squeezed, refused, lhs)`` of a PTRS attempt: its count, whether the
+    squeeze accepts it, whether it is refused outright, and the left side of
+    the full test, ``log(V / alpha) - log(a / us**2 + b)``."""
+    a, b = _ptrs_hat(lam)
     shifted = u - 0.5
     us = 0.5 - abs(shifted)
     k = floor64(fma(np.divide(a * 2.0, us) + b, shifted, lam) + 0.43)
-    if us >= 0.07 and v <= 0.9277 - np.divide(3.6224, b - 2.0):
-        return True, k
-    if k < 0.0 or (us < 0.013 and v > us):
-        return False, k
+    squeezed = (us >= 0.07) & (v <= 0.9277 - np.divide(3.6224, b - 2.0))
+    refused = (k < 0.0) | ((us < 0.013) & (v > us))
     inv_alpha = 1.1239 + np.divide(1.1328, b - 3.4)
     lhs = (log64(v) + log64(inv_alpha)) - log64(np.divide(a, us * us) + b)
-    rhs = fma(k, log64(lam), 0.0 - lam) - lgamma64(k + 1.0)
-    return lhs <= rhs, k
+    return k, squeezed, refused, lhs
+
+
+def _ptrs(u, v, lam):
+    """``(accepted, k)`` of one PTRS attempt on ``U = u - 1/2`` and ``V = v``."""
+    k, squeezed, refused, lhs = _ptrs_test(u, v, lam)
+    if squeezed:
+        return True, k
+    if refused:
+        return False, k
+    return lhs <= fma(k, log64(lam), 0.0 - lam) - lgamma64(k + 1.0), k
+
+
+def inversion_table(lam):
+    """The running sums of :func:`poisson_inversion` for ``lam`` (below 10), as
+    uint64 words of f64s: entry ``j`` is the sum up to count ``j``, and ``+inf``
+    from the count at which the sum stops growing.  The count of ``u`` is the
+    number of entries below ``u`` (:func:`poisson_table_first`).
+
+    Raises ``ValueError`` if the sums grow past
+    :data:`tandem.core.inversion.TABLE_SIZE` entries (no mean below 10 does:
+    they stop at 47 counts at most).
+    """
+    sums = np.full(TABLE_SIZE, np.inf)
+    p = exp64(0.0 - lam)
+    total = p
+    for k in range(1, TABLE_SIZE + 1):
+        sums[k - 1] = total
+        p = np.divide(p * lam, float(k))
+        if total + p == total:
+            return sums.view(np.uint64)
+        total = total + p
+    raise ValueError(f"the sums of mean {lam} grow past {TABLE_SIZE} counts")
+
+
+@inline
+def poisson_table_first(d0, table):
+    """:func:`poisson_first` for a mean below 10 from its :func:`inversion_table`,
+    with no branch: the number of entries below ``u``."""
+    return count_below64(open_uniform64(d0), table), True
+
+
+@inline
+def _ptrs_first(u, v, lam):
+    """``(k, accepted)`` of :func:`_ptrs`, by selects, not branches."""
+    k, squeezed, refused, lhs = _ptrs_test(u, v, lam)
+    rhs = fma(k, log64(lam), 0.0 - lam) - log_factorial64(k)
+    return k, squeezed | ((not refused) & (lhs <= rhs))
 
 
 def poisson_first(d0, d1, lam):
@@ -67,6 +120,14 @@ def poisson_first(d0, d1, lam):
     if lam < INVERSION_BELOW:
         return poisson_inversion(u, lam), True
     accepted, k = _ptrs(u, open_uniform64(d1), lam)
+    return k, accepted
+
+
+@inline
+def poisson_ptrs_first(d0, d1, lam):
+    """:func:`poisson_first` for ``lam >= 10``, by selects, not branches, so
+    that a fill's loop vectorises: the same counts and acceptances."""
+    k, accepted = _ptrs_first(open_uniform64(d0), open_uniform64(d1), lam)
     return k, accepted
 
 

@@ -42,6 +42,7 @@ import math
 import numpy as np
 
 from .bijections import U64
+from ._marks import inline
 from .fmath import (_EXP_ONE, _EXP_Q, _EXP_SHIFT, _LN2_HI, _LN2_HI32, _LN2_LO,
                     _LN2_LO32_HALF, _LOG2E, _LOG_CARRY, _LOG_Q, _ROUND, _TWO52, _TWO52_BITS, fma)
 
@@ -130,10 +131,10 @@ def _log_reduce(x):
     For positive finite ``x``, subnormals included (they are scaled by
     ``2**54`` first).  The reduction of :func:`tandem.core.fmath.log64`.
     """
-    shift = 0.0
-    if x < _MIN_NORMAL:
-        x = x * _TWO54  # exact; the product only feeds bit operations
-        shift = 54.0
+    # Selects, not a branch, so that a calling loop vectorises.
+    subnormal = x < _MIN_NORMAL
+    shift = 54.0 if subnormal else 0.0
+    x = x * _TWO54 if subnormal else x  # exact; the product only feeds bit operations
     bits = np.float64(x).view(np.uint64)
     kb = (bits + _LOG_CARRY) >> _EXP_SHIFT  # k + 1023
     z = np.uint64(bits + _EXP_ONE - (kb << _EXP_SHIFT)).view(np.float64)
@@ -230,6 +231,7 @@ def _lgamma2(t):
     return u, low
 
 
+@inline
 def log1p64(x):
     """``log(1 + x)`` for ``x > -1``, without the rounding of ``1 + x``.
 
@@ -264,22 +266,27 @@ def log1p64(x):
     >>> float(log1p64(1.0)) == float(np.log(2.0))
     True
     """
-    if not x > -1.0:
-        return -_INF if x == -1.0 else _NAN
-    if x == _INF:
-        return _INF
-    if -_TINY < x < _TINY:
-        return np.float64(x)
-    hi = 1.0 + x
+    # Every case is computed and one selected, with no branch or early return,
+    # so that a calling loop vectorises; the general case runs on 0.5 where
+    # another case's value is selected.
+    tiny = (x > -_TINY) & (x < _TINY)
+    general = (x > -1.0) & (x < _INF) & (not tiny)
+    y = x if general else 0.5
+    hi = 1.0 + y
     hi_1 = hi - 1.0
-    lo = (1.0 - (hi - hi_1)) + (x - hi_1)  # 1 + x - hi, exact (TwoSum)
+    lo = (1.0 - (hi - hi_1)) + (y - hi_1)  # 1 + y - hi, exact (TwoSum)
     k, f = _log_reduce(hi)
-    # k = 0: the reduced argument is x itself, exact (selects, not branches)
+    # k = 0: the reduced argument is y itself, exact
     exact = k == 0.0
-    head, low = _log_core(k, x if exact else f, 0.0 if exact else np.divide(lo, hi))
-    return head + low
+    head, low = _log_core(k, y if exact else f, 0.0 if exact else np.divide(lo, hi))
+    value = head + low
+    value = x if tiny else value
+    value = _INF if x == _INF else value
+    value = (-_INF if x == -1.0 else _NAN) if not x > -1.0 else value
+    return np.float64(value)
 
 
+@inline
 def expm1_64(x):
     """``e**x - 1``, without the cancellation of ``exp(x) - 1`` near 0.
 
@@ -319,15 +326,14 @@ def expm1_64(x):
     >>> float(expm1_64(-50.0))
     -1.0
     """
-    if not x <= _EXPM1_MAX:
-        return _NAN if x != x else _INF
-    if x < _EXPM1_MINUS_ONE:
-        return np.float64(-1.0)
-    if -_TINY < x < _TINY:
-        return np.float64(x)
-    y = fma(x, _LOG2E, _ROUND)
+    # Every case is computed and one selected (see log1p64); the general case
+    # runs on 1.0 where another case's value is selected.
+    tiny = (x > -_TINY) & (x < _TINY)
+    general = (x <= _EXPM1_MAX) & (x >= _EXPM1_MINUS_ONE) & (not tiny)
+    x_general = x if general else 1.0
+    y = fma(x_general, _LOG2E, _ROUND)
     k = y - _ROUND
-    r_hi = fma(-k, _LN2_HI, x)  # exact
+    r_hi = fma(-k, _LN2_HI, x_general)  # exact
     r = fma(-k, _LN2_LO, r_hi)
     r_err = fma(-k, _LN2_LO, r_hi - r)
     # e**(r + r_err) - 1 = r + h + m + rest: h = r**2/2, m ~ r**3/6, both exact products
@@ -345,12 +351,13 @@ def expm1_64(x):
     # the rest of r**2/2 and r**3 Q1(r), r**4 Q3(r), and r_err e**r ~ r_err (1 + r + h)
     rest = fma(r3 * r, q3, fma(r3, _EXP_Q1_LO, fma(r3_err, _EXP_Q[1], fma(
         r2_err, 0.5, fma(r_err, r + h, r_err + m_err)))))
-    if k == 0.0:
-        s = r + h
-        s_err = (r - s) + h  # exact (Fast2Sum, |r| >= h)
-        v = s + m
-        v_err = (s - v) + m  # exact (Fast2Sum, |s| >= |m|)
-        return v + ((s_err + v_err) + rest)
+    # k = 0 (|x| < ln(2) / 2): r + h + m summed exactly
+    s = r + h
+    s_err = (r - s) + h  # exact (Fast2Sum, |r| >= h)
+    v = s + m
+    v_err = (s - v) + m  # exact (Fast2Sum, |s| >= |m|)
+    near_zero = v + ((s_err + v_err) + rest)
+    # otherwise 2**k (1 + r + h + m) - 1
     t = 1.0 + r
     t_err = (1.0 - t) + r  # exact (Fast2Sum, |r| < 1)
     # Half of 2**k (t + h + m) - 1 as an exact sum, then half the small terms; with
@@ -368,6 +375,47 @@ def expm1_64(x):
     v_err = (u - v) + m_half  # exact (Fast2Sum, |u| >= 20 |m_half|)
     half = v + fma(scale, t_err + rest, (s_err + u_err) + v_err)
     # doubled in the exponent bits: exact (|half| >= 0.14), +inf if half rounded up to 2**1023
+    value = np.uint64(np.float64(half).view(np.uint64) + _ONE_BINADE).view(np.float64)
+    value = near_zero if k == 0.0 else value
+    value = x if tiny else value
+    value = -1.0 if x < _EXPM1_MINUS_ONE else value
+    value = (_NAN if x != x else _INF) if not x <= _EXPM1_MAX else value
+    return np.float64(value)
+
+
+def lgamma_stirling64(x):
+    """:func:`lgamma64` of ``x`` in ``[8, 2.5599833278516383e+305]``, by Stirling's
+    series, with no branch (so that a calling loop vectorises); the same bits
+    as ``lgamma64(x)`` there, and meaningless outside.
+
+    ``x (log x - 1) - log(x) / 2 + log(2 pi) / 2 + R(1/x**2) / x``, with
+    ``log x`` a double-double and ``x (log x - 1)`` an exact product.
+
+    Examples
+    --------
+    >>> float(lgamma_stirling64(10.0)) == float(lgamma64(10.0))
+    True
+    """
+    head, low = _log_parts(x, 0.0)
+    head_1 = head - 1.0  # exact: head > 2
+    # Half of everything, so that x (log x - 1) cannot overflow before the
+    # last step; the halvings are exact and change no rounding.
+    x_half = 0.5 * x
+    p = fma(x_half, head_1, 0.0)
+    p_err = fma(x_half, head_1, -p)  # x (log x - 1) / 2 = p + p_err + x low / 2
+    v = np.divide(1.0, x)
+    w = v * v
+    r = fma(fma(fma(fma(fma(fma(_STIRLING_R[6], w, _STIRLING_R[5]), w, _STIRLING_R[4]),
+                        w, _STIRLING_R[3]), w, _STIRLING_R[2]), w, _STIRLING_R[1]), w,
+            _STIRLING_R[0])
+    # -log(x)/2 + log(2 pi)/2: exact below x = 39, then small beside x log x
+    middle = fma(-0.5, head, _HALF_LOG_2PI_HI)
+    middle_half = fma(0.5, middle, 0.0)
+    tail = fma(-0.5, low, fma(v, r, _HALF_LOG_2PI_LO))
+    top = p + middle_half
+    top_err = (p - top) + middle_half  # exact (Fast2Sum, |p| > 4 |middle_half|)
+    half = top + (top_err + fma(0.5, tail, fma(x_half, low, p_err)))
+    # doubled in the exponent bits: exact, and +inf if half rounded up to 2**1023
     return np.uint64(np.float64(half).view(np.uint64) + _ONE_BINADE).view(np.float64)
 
 
@@ -428,29 +476,7 @@ def lgamma64(x):
     if not x > 0.0:
         return _NAN
     if x >= _STIRLING_X:
-        if x > _LGAMMA_MAX:
-            return _INF
-        head, low = _log_parts(x, 0.0)
-        head_1 = head - 1.0  # exact: head > 2
-        # Half of everything, so that x (log x - 1) cannot overflow before the
-        # last step; the halvings are exact and change no rounding.
-        x_half = 0.5 * x
-        p = fma(x_half, head_1, 0.0)
-        p_err = fma(x_half, head_1, -p)  # x (log x - 1) / 2 = p + p_err + x low / 2
-        v = np.divide(1.0, x)
-        w = v * v
-        r = fma(fma(fma(fma(fma(fma(_STIRLING_R[6], w, _STIRLING_R[5]), w, _STIRLING_R[4]),
-                            w, _STIRLING_R[3]), w, _STIRLING_R[2]), w, _STIRLING_R[1]), w,
-                _STIRLING_R[0])
-        # -log(x)/2 + log(2 pi)/2: exact below x = 39, then small beside x log x
-        middle = fma(-0.5, head, _HALF_LOG_2PI_HI)
-        middle_half = fma(0.5, middle, 0.0)
-        tail = fma(-0.5, low, fma(v, r, _HALF_LOG_2PI_LO))
-        top = p + middle_half
-        top_err = (p - top) + middle_half  # exact (Fast2Sum, |p| > 4 |middle_half|)
-        half = top + (top_err + fma(0.5, tail, fma(x_half, low, p_err)))
-        # doubled in the exponent bits: exact, and +inf if half rounded up to 2**1023
-        return np.uint64(np.float64(half).view(np.uint64) + _ONE_BINADE).view(np.float64)
+        return _INF if x > _LGAMMA_MAX else lgamma_stirling64(x)
     if x < 1.5:
         if x < 0.5:  # Gamma(x) = Gamma(2 + x) / (x (1 + x))
             t = x
@@ -489,6 +515,31 @@ def lgamma64(x):
     s_err = (head - (s - s_1)) + (q_hi - s_1)  # exact (TwoSum)
     return s + ((s_err + q_lo) + low)
 
+
+
+# lgamma_stirling64 holds from 8 on; below, lgamma64(k + 1) for k = 0..6 (the
+# same bits, computed here at import).
+_STIRLING_K = _STIRLING_X - 1.0
+_LOG_FACTORIALS = np.array([lgamma64(k + 1.0) for k in range(7)])
+_ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@inline
+def log_factorial64(k):
+    """``lgamma64(k + 1)``, ``log k!``, for a count ``k`` from 0 to ``2.56e305``,
+    with no branch, so that a calling loop vectorises: the same bits.
+
+    Examples
+    --------
+    >>> float(log_factorial64(3.0)) == float(lgamma64(4.0))
+    True
+    """
+    table = np.float64(_LOG_FACTORIALS[np.int64(min(max(k, 0.0), 6.0))]).view(np.uint64)
+    stirling = np.float64(lgamma_stirling64(max(k, _STIRLING_K) + 1.0)).view(np.uint64)
+    # A select of the bits, not a conditional, which trips Numba's SSA check
+    # where the function is inlined more than once.
+    mask = np.uint64(k >= _STIRLING_K) * _ALL_ONES
+    return np.uint64((stirling & mask) | (table & ~mask)).view(np.float64)
 
 def acos64(x):
     """``arccos(x)``, in ``[0, pi]``, for ``x`` in ``[-1, 1]``.
