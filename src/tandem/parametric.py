@@ -229,12 +229,18 @@ def _prepare(name, params):
             names)
 
 
-def _scalar_spec(name, kind, words):
+def _scalar_spec(name, kind, words, dtype=_F64):
     """The fill spec of scalar parameter words: the law's faster kind where it has one."""
     law = LAWS.get(name) or PARTS[name]
     faster = law.faster and law.faster(*(float(w.view(np.float64)) for w in words))
     name, table = faster or (kind.name, None)
-    return _spec(name, tuple(int(w) for w in words), _F64, table)
+    return _spec(name, tuple(int(w) for w in words), dtype, table)
+
+
+# Counting laws whose counts stay below 2**53 by their parameters' bounds: the
+# GPU stores them as int64 exactly (geometric's pass 2**63, which
+# _as_counts saturates).
+_EXACT_ON_DEVICE = ("poisson", "binomial")
 
 
 def _fits(params_shape, shape, what, names):
@@ -299,11 +305,18 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
     kind, words, names = _prepare(name, params)
     counts = _counts(name)
     into = out
-    if counts and out is not None:  # the f64 counts first, then into ``out``
+    if counts and out is not None:
         if getattr(out, "dtype", None) != np.int64:
             raise TypeError(f"out must be an int64 array for {name}, got "
                             f"{getattr(out, 'dtype', type(out).__name__)}")
-        size, out, device = out.shape, None, arrays.device_of(out)
+        device = arrays.device_of(out)
+    on_cuda = (backend or device) == "cuda"
+    if counts and not words[0].shape and on_cuda and name in _EXACT_ON_DEVICE:
+        # The device converts the counts as it stores them: one pass, not three.
+        spec = _scalar_spec(name, kind, words, np.dtype(np.int64))
+        return _run(stream, spec, size, out, threads, device, backend)
+    if counts and out is not None:  # the f64 counts first, then into ``out``
+        size, out = out.shape, None
     if not words[0].shape:
         spec = _scalar_spec(name, kind, words)
         values, after = _run(stream, spec, size, out, threads, device, backend)

@@ -175,7 +175,8 @@ DEFERRED_FILL_REGISTERS = 64
 
 def _resolver(width, retry, deferred, dtype):
     if deferred:
-        mark = dtype.type(np.nan)  # in the output's type: no conversions in the fill
+        # in the output's type, no conversions in the fill (integer counts: 0)
+        mark = dtype.type(np.nan if dtype.kind == "f" else 0)
         def resolve(generator, r0, r1, r2, r3, w, lo, hi, params, table, misses, start, n):
             i = (w - start) // U64(width)  # wraps to >= n for a word before the fill
             if i < n:
