@@ -173,9 +173,46 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
     @njit(parallel=True, cache=True)
     def addressed(out, index, generator, k0, k1, k2, k3, lane, start, params, table,
                   r0, r1, r2, r3):
-        for i in prange(index.size + (digest & 0)):
-            w = start + U64(width) * index[i]
-            out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
+        n = index.size + (digest & 0)
+        if width == 1:
+            for i in prange(n):
+                w = start + U64(width) * index[i]
+                out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table,
+                                 r0, r1, r2, r3)
+            return
+        # Tiles as the fill's, each element from its own block: the bijection
+        # and the map vectorise over any indices.
+        chunks = (n + _CHUNK_BLOCKS - 1) // _CHUNK_BLOCKS
+        for c in prange(chunks):
+            accepted = np.empty(_TILE_BLOCKS if flagged else 0, dtype=np.bool_)
+            c_end = min(n, (c + 1) * _CHUNK_BLOCKS)
+            for t in range(c * _CHUNK_BLOCKS, c_end, _TILE_BLOCKS):
+                t_end = min(c_end, t + _TILE_BLOCKS)
+                all_accepted = True
+                for i in range(t, t_end):
+                    w = start + U64(width) * index[i]
+                    x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
+                    if width == 4:
+                        value, a = value_map(join64(x0, x1), join64(x2, x3), params, table)
+                    else:  # a 64-bit draw: the block's first or second word pair
+                        upper = (w & U64(2)) != _ZERO
+                        value, a = value_map(x2 if upper else x0, x3 if upper else x1,
+                                             params, table)
+                    out[i] = value
+                    if flagged:
+                        accepted[i - t] = a
+                    all_accepted &= a
+                if not all_accepted:
+                    for i in range(t, t_end):
+                        if flagged:
+                            if accepted[i - t]:
+                                continue
+                        elif nan_marks:
+                            if not np.isnan(out[i]):
+                                continue
+                        w = start + U64(width) * index[i]
+                        out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table,
+                                         r0, r1, r2, r3)
 
     # The lean kernels call their block function and map (no inlining at
     # Numba's level, which re-types the caller each time), and reuse a block
