@@ -206,7 +206,8 @@ FASTER = [
     ("binomial", (20, 0.5), "binomial_btrs64"), ("binomial", (1000, 0.7), "binomial_btrs64"),
     ("binomial", (2**40, 1e-11), "binomial_btrs64"),
     ("standard_gamma", (1.0,), "gamma_large64"), ("gamma", (1e6, 2.0), "gamma_large64"),
-    ("chisquare", (0.5,), "gamma64"),
+    ("chisquare", (0.5,), "gamma_small64"), ("standard_gamma", (0.0,), "gamma_small64"),
+    ("gamma", (1e-3, 2.0), "gamma_small64"), ("standard_gamma", (0.999,), "gamma_small64"),
 ]
 
 

@@ -40,7 +40,7 @@ from .core.fmath import fma
 from .core.beta import johnk_first, johnk_retry
 from .core.binomial import (binomial_btrs_first, binomial_first, binomial_retry,
                              binomial_table_first)
-from .core.gamma import gamma_first, gamma_large_first, gamma_retry
+from .core.gamma import gamma_first, gamma_large_first, gamma_retry, gamma_small_first
 from .core.poisson import poisson_first, poisson_ptrs_first, poisson_retry, poisson_table_first
 from .core.vonmises import vonmises_first, vonmises_retry
 from .core.inversion import (
@@ -476,6 +476,11 @@ def map_gamma_large64(lo, hi, params, table):
                              as_float(params[2]), table)
 
 
+def map_gamma_small64(lo, hi, params, table):
+    return gamma_small_first(lo, hi, as_float(params[0]), as_float(params[1]),
+                             as_float(params[2]), table)
+
+
 def map_poisson64(lo, hi, params, table):
     return poisson_first(lo, hi, as_float(params[0]))
 
@@ -627,11 +632,13 @@ KINDS = {kind.name: kind for kind in (
     Kind("gamma64", 4, map_gamma64, oracle.gamma64, retry_gamma64, oracle.gamma64_miss,
          "tandem.gamma64", FAST_TABLE, 0.1, deferred=True, staged=True,
          shared_words=2 * _normal64_tables.LAYERS),
-    # gamma64's values for a scalar shape from 1 on, branch-free so that the
-    # CPU's loop vectorises.
+    # gamma64's values for a scalar shape, branch-free so that the CPU's loop
+    # vectorises: from 1 on, and below.
     Kind("gamma_large64", 4, map_gamma_large64, oracle.gamma64, retry_gamma64,
          oracle.gamma64_miss, "tandem.gamma64", FAST_TABLE, 0.1, deferred=True, staged=True,
          shared_words=2 * _normal64_tables.LAYERS),
+    Kind("gamma_small64", 4, map_gamma_small64, oracle.gamma64, retry_gamma64,
+         oracle.gamma64_miss, "tandem.gamma64", FAST_TABLE, 0.3, deferred=True),
     # Counts as f64 (tandem.core.poisson); PTRS rejects about 10 % from mean 10 on.
     Kind("poisson64", 4, map_poisson64, oracle.poisson64, retry_poisson64,
          oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True),

@@ -129,7 +129,7 @@ def _gamma_words(shape, scale):
 
 
 def _gamma_faster(p, c, m):
-    return ("gamma_large64", None) if c > 0.0 else None
+    return ("gamma_large64" if c > 0.0 else "gamma_small64"), None
 
 
 def _poisson_faster(lam, *_):

@@ -82,6 +82,18 @@ def _small_accepts(u, e, a, inv):
     return x <= e + y, x
 
 
+@inline
+def _small_accepts_selected(u, e, a, inv):
+    """:func:`_small_accepts` by selects, not branches: both of its cases always,
+    each on arguments that are safe where the other is selected."""
+    low = u <= 1.0 - a
+    x_low = exp_wide64(log64(u) * inv)
+    y = 0.0 - log64(np.divide(1.0 - u, a if a > 0.0 else 1.0))
+    x_high = exp_wide64(log64(1.0 if low else fma(a, y, 1.0 - a)) * inv)
+    x = x_low if low else x_high
+    return x <= (e if low else e + y), x
+
+
 def _normal_fast(d, table):
     return normal64_fast_table(d & _LOW32, d >> _THIRTY_TWO, table)
 
@@ -105,6 +117,15 @@ def gamma_large_first(d0, d1, p, c, m, table):
     z, fast = _normal_fast(d0, table)
     accepted, v = _large_accepts_selected(z, open_uniform64(d1), p, c)
     return m * v, fast & accepted
+
+
+@inline
+def gamma_small_first(d0, d1, p, c, m, table):
+    """:func:`gamma_first` for shapes below 1 (``c < 0``), by selects, not
+    branches: the same values and acceptances."""
+    accepted, x = _small_accepts_selected(open_uniform64(d0),
+                                          0.0 - log64(open_uniform64(d1)), p, 0.0 - c)
+    return x * m, accepted
 
 
 def _box_muller(x0, x1, x2, x3):
