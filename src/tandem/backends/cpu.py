@@ -7,7 +7,9 @@ elements before the first whole block), whole blocks in fixed-size chunks
 count), and a tail.  Inside a chunk, tiles of blocks run branch-free so that
 LLVM vectorises them (for maps that read tables, the bijection first fills a
 small buffer); a tile that saw a rejected draw is mended afterwards element
-by element from its continuation stream.
+by element from its continuation stream (a block-an-element kind's misses by
+their retry alone).  Addressed fills of 64-bit draws and blocks run in the
+same tiles, each element from its own block.
 
 Kernels compile on first use and are cached on disk by Numba.
 """

@@ -13,6 +13,10 @@ and its count is returned as an f64 (exact: ``n < 2**53``).  With
   attempts continue on lane ``g`` (the element's word) of the continuation
   key, attempt ``r = 0, 1, ...`` on block ``r``.
 
+:func:`binomial_table_first` (the inversion read off :func:`inversion_table`)
+and :func:`binomial_btrs_first` decide the first attempt with no branch, for
+the kinds that scalar parameters take: the same counts.
+
 Guaranteed across versions: each function's output for each input.
 """
 

@@ -24,6 +24,10 @@ The parameter words are ``(d, c, m)`` for ``a >= 1`` and ``(a, -1/a,
 scale)`` for ``a < 1`` (``tandem.parametric`` makes them): the sign of the
 second tells them apart.
 
+:func:`gamma_large_first` and :func:`gamma_small_first` decide the first
+attempt of each case with no branch, for the kinds that scalar shapes take:
+the same values.
+
 Guaranteed across versions: each function's output for each input.
 """
 

@@ -11,6 +11,11 @@ and its count is returned as an f64 (exact: counts stay below ``2**53``).
   Rejected attempts continue on lane ``g`` (the element's word) of the
   continuation key, attempt ``r = 0, 1, ...`` on block ``r``.
 
+:func:`poisson_table_first` (the inversion read off :func:`inversion_table`)
+and :func:`poisson_ptrs_first` decide the first attempt with no branch, for
+the kinds that scalar means take (``docs/spec.md``, *Kinds with a law's
+values*): the same counts.
+
 Guaranteed across versions: each function's output for each input.
 """
 
