@@ -217,10 +217,15 @@ def _checked(law, values):
     return checked
 
 
+def _law(name):
+    """The law ``name`` of :data:`LAWS` or :data:`PARTS` (None if neither has it)."""
+    return LAWS.get(name) or PARTS.get(name)
+
+
 def _prepare(name, params):
     """``(kind, parameter words, the parameters' names)``: the words as uint64
     arrays that broadcast together."""
-    law = LAWS.get(name) or PARTS.get(name)
+    law = _law(name)
     if law is None:
         raise ValueError(f"no law named {name!r:.60}; the laws are {sorted(LAWS)}")
     words = np.broadcast_arrays(*law.words(*_checked(law, params)))
@@ -231,7 +236,7 @@ def _prepare(name, params):
 
 def _scalar_spec(name, kind, words, dtype=_F64):
     """The fill spec of scalar parameter words: the law's faster kind where it has one."""
-    law = LAWS.get(name) or PARTS[name]
+    law = _law(name)
     faster = law.faster and law.faster(*(float(w.view(np.float64)) for w in words))
     name, table = faster or (kind.name, None)
     return _spec(name, tuple(int(w) for w in words), dtype, table)
@@ -331,12 +336,12 @@ _INT64_MAX = np.iinfo(np.int64).max
 
 
 def _counts(name):
-    return (LAWS.get(name) or PARTS[name]).counts
+    return _law(name).counts
 
 
 def _width(name):
     """Words per element of the law ``name``."""
-    return KINDS[(LAWS.get(name) or PARTS[name]).kind].width
+    return KINDS[_law(name).kind].width
 
 
 def _as_counts(values, into=None):

@@ -38,7 +38,7 @@ import numpy as np
 from .addressing import block_at, join64
 from .bijections import U64
 from ._marks import inline
-from .fmath import exp64, fma, log64, sincos2pi64
+from .fmath import fma, log64, sincos2pi64
 from .inversion import exp_wide64, open_uniform64
 from .normal import normal64_fast_table, normal64_miss_table
 

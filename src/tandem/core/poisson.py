@@ -132,8 +132,7 @@ def poisson_first(d0, d1, lam):
 def poisson_ptrs_first(d0, d1, lam):
     """:func:`poisson_first` for ``lam >= 10``, by selects, not branches, so
     that a fill's loop vectorises: the same counts and acceptances."""
-    k, accepted = _ptrs_first(open_uniform64(d0), open_uniform64(d1), lam)
-    return k, accepted
+    return _ptrs_first(open_uniform64(d0), open_uniform64(d1), lam)
 
 
 def poisson_retry(generator, k0, k1, k2, k3, g, lam):

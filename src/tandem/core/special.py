@@ -541,6 +541,7 @@ def log_factorial64(k):
     mask = np.uint64(k >= _STIRLING_K) * _ALL_ONES
     return np.uint64((stirling & mask) | (table & ~mask)).view(np.float64)
 
+
 def acos64(x):
     """``arccos(x)``, in ``[0, pi]``, for ``x`` in ``[-1, 1]``.
 
