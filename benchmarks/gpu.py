@@ -117,6 +117,12 @@ LAW_PARAMETERS = {"uniform": (-2.0, 3.0), "laplace": (1.0, 2.0), "logistic": (0.
                   "binomial(20, 0.1)": (20, 0.1), "binomial(100, 0.3)": (100, 0.3)}
 
 
+# The laws of two parts, which allocate their output as CuPy's do.
+TWO_PART_PARAMETERS = {"standard_t": (5.0,), "f": (3.0, 7.0), "wald": (1.0, 2.0),
+                       "beta(2, 3)": (2.0, 3.0), "beta(0.5, 0.5)": (0.5, 0.5),
+                       "negative_binomial": (4.0, 0.3)}
+
+
 def law_rows(n64):
     """tandem.parametric's laws against CuPy's methods of the same names
     (which allocate their output) and torch's in-place ones where it has them."""
@@ -130,6 +136,13 @@ def law_rows(n64):
         out = i64 if parametric.LAWS[name].counts else f64
         rows[f"law {label}: tandem"] = (out, lambda name=name, params=params, out=out:
                                         parametric.fill(s, name, *params, out=out))
+        rows[f"law {label}: CuPy"] = (out, lambda name=name, params=params: getattr(
+            cp.random, name)(*params, size=n64))
+    for label, params in TWO_PART_PARAMETERS.items():
+        name = label.split("(")[0]
+        out = i64 if name == "negative_binomial" else f64
+        rows[f"law {label}: tandem"] = (out, lambda name=name, params=params: getattr(
+            parametric, name)(s, *params, size=n64, device="cuda"))
         rows[f"law {label}: CuPy"] = (out, lambda name=name, params=params: getattr(
             cp.random, name)(*params, size=n64))
     try:
@@ -277,6 +290,22 @@ def goals_table(results, draws, roof_rate):
     return "\n".join(lines)
 
 
+def law_table(results):
+    """Each law's tandem row against its peers' rows of the same law."""
+    lines = ["\n| law | tandem TB/s | CuPy TB/s | tandem / CuPy | torch TB/s | tandem / torch |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for name, ours in results.items():
+        if not (name.startswith("law ") and name.endswith(": tandem")):
+            continue
+        law = name[len("law "):-len(": tandem")]
+        cells = []
+        for peer in ("CuPy", "torch"):
+            theirs = results.get(f"law {law}: {peer}")
+            cells += [f"{theirs:.3f}", f"{ours / theirs:.2f}"] if theirs else ["-", "-"]
+        lines.append(f"| {law} | {ours:.3f} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log2n", type=int, default=28)
@@ -341,6 +370,7 @@ def main():
         more = f" | {persistent[name]:.2f}" if name in persistent else (" |" if extra else "")
         print(f"| {name} | {rate:.2f} | {rate / roof_rate:.0%}{more} |")
     print(goals_table(results, draws, roof_rate))
+    print(law_table(results))
     if not args.only or "walk" in args.only:
         print(walk_table(args.walk_particles, args.walk_steps, max(args.calls // 4, 2),
                          args.repeats))

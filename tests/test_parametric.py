@@ -211,21 +211,53 @@ FASTER = [
 ]
 
 
+def own_kind_fill(stream, name, n, params):
+    """The fill of the law's own kind (:attr:`tandem.parametric.Law.kind`), which
+    no fill takes when the law has faster kinds: the rule they are held to."""
+    kind, words, _ = parametric._prepare(name, params)
+    spec = parametric._spec(kind.name, tuple(int(w) for w in words), np.dtype(np.float64))
+    return parametric._run(stream, spec, n, None, None, None, None)[0]
+
+
 @pytest.mark.parametrize("name,params,kind", FASTER)
 def test_faster_kinds_equal_the_laws_own(name, params, kind):
     """Scalar parameters take a kind whose fill the CPU vectorises; its values
-    equal those of the law's own kind (which array parameters take), of the
-    reference, and of its elements computed alone."""
+    equal those of the law's own kind, of the kinds that array parameters
+    take, of the reference, and of its elements computed alone."""
     assert parametric._scalar_spec(name, KINDS[parametric.LAWS[name].kind],
                                    parametric._prepare(name, params)[1])[0].name == kind
     stream = ROOT.sub("faster").sub(name).at(2)
     n = 3000
     scalar = law_fill(stream, name, n, params=params)
-    each, _ = parametric.fill(stream, name, *(np.full(n, p) for p in params))
-    assert np.array_equal(scalar, each)
+    # lean kernels (which compile in seconds) of the law's own kind and of the
+    # kinds of array parameters (the next test compiles their vectorised ones)
+    lean = cpu.LEAN_BELOW - 1
+    assert np.array_equal(scalar[:lean], own_kind_fill(stream, name, lean, params))
+    each, _ = parametric.fill(stream, name, *(np.full(lean, p) for p in params))
+    assert np.array_equal(scalar[:lean], each)
     assert np.array_equal(scalar, law_fill(stream, name, n, params=params, backend="reference"))
     index = np.array([0, 5, n - 1, 1234])
     assert np.array_equal(parametric.at(stream, name, index, *params), scalar[index])
+
+
+@pytest.mark.parametrize("name,params", [
+    ("poisson", ([0.0, 3.0, 9.999, 10.0, 35.0, 1e9],)),
+    ("standard_gamma", ([1e-3, 0.5, 0.999, 1.0, 3.0, 1e6],)),
+    ("binomial", ([20, 19, 100, 5, 2**40], [0.1, 0.5, 0.3, 0.99, 1e-11]))])
+def test_array_parameters_across_regimes_equal_scalar_fills(name, params):
+    """Array parameters take, element by element, the kind of their regime
+    (``Law.regimes``): each element equals the fill of its parameters as
+    scalars, misses included (poisson_steps64's search past 16 counts at a mean
+    near 10)."""
+    stream = ROOT.sub("regimes").sub(name)
+    columns = len(params[0])
+    rows = 600
+    mixed, _ = parametric.fill(stream, name, *params, size=(rows, columns))
+    for j in range(columns):
+        scalar = law_fill(stream, name, rows * columns, params=[p[j] for p in params])
+        assert np.array_equal(mixed[:, j], scalar.reshape(rows, columns)[:, j])
+    if name == "poisson":
+        assert (mixed[:, 2] > 16).any()  # poisson_steps64's misses
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered")  # the simulator's uint64 wraps
@@ -238,6 +270,21 @@ def test_cuda_kernels_of_the_inversion_tables_equal_the_cpu(name, params):
     into = np.full(70, -1, dtype=np.int64)
     parametric.fill(stream, name, *params, out=into, threads=32, backend="cuda")
     assert np.array_equal(into, on_cuda)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")  # the simulator's uint64 wraps
+@pytest.mark.parametrize("name,params", [
+    ("standard_t", (3.0,)), ("f", (2.0, [3.0, 9.0])), ("wald", (1.0, 2.0)),
+    ("beta", ([0.5, 2.0], 0.7)), ("negative_binomial", (4.0, 0.3))])
+def test_cuda_kernels_of_the_laws_of_two_parts_equal_the_cpu(name, params):
+    """The parts (array parameters among them: the addressed kernel of each
+    element's words) and the values made of them (tandem.core.two_parts)."""
+    stream = ROOT.sub("cuda-two-parts").at(1)
+    law = getattr(parametric, name)
+    on_cuda, after = law(stream, *params, size=(12, 2), threads=32, backend="cuda")
+    on_cpu, cpu_after = law(stream, *params, size=(12, 2))
+    assert after == cpu_after
+    assert on_cuda.dtype == on_cpu.dtype and np.array_equal(on_cuda, on_cpu)
 
 
 def test_inversion_tables_end_in_infinity():

@@ -41,7 +41,8 @@ from .core.beta import johnk_first, johnk_retry
 from .core.binomial import (binomial_btrs_first, binomial_first, binomial_retry,
                              binomial_table_first)
 from .core.gamma import gamma_first, gamma_large_first, gamma_retry, gamma_small_first
-from .core.poisson import poisson_first, poisson_ptrs_first, poisson_retry, poisson_table_first
+from .core.poisson import (poisson_first, poisson_inversion, poisson_ptrs_first, poisson_retry,
+                           poisson_steps_first, poisson_table_first)
 from .core.vonmises import vonmises_first, vonmises_retry
 from .core.inversion import (
     cauchy_standard,
@@ -489,6 +490,10 @@ def map_poisson_ptrs64(lo, hi, params, table):
     return poisson_ptrs_first(lo, hi, as_float(params[0]))
 
 
+def map_poisson_steps64(lo, hi, params, table):
+    return poisson_steps_first(lo, as_float(params[0]))
+
+
 def map_poisson_table64(lo, hi, params, table):
     return poisson_table_first(lo, table)
 
@@ -542,12 +547,17 @@ def retry_poisson64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
     return poisson_retry(generator, c0, c1, c2, c3, g, as_float(params[0]))
 
 
+def retry_poisson_steps64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
+    return poisson_inversion(open_uniform64(lo), as_float(params[0]))
+
+
 def retry_binomial64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
     return binomial_retry(generator, c0, c1, c2, c3, g, as_float(params[0]), as_float(params[1]))
 
 
 def retry_beta_johnk64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
-    return johnk_retry(generator, c0, c1, c2, c3, g, as_float(params[0]), as_float(params[1]))
+    return johnk_retry(generator, c0, c1, c2, c3, g, lo, hi, as_float(params[0]),
+                       as_float(params[1]))
 
 
 def retry_vonmises64(generator, c0, c1, c2, c3, g, lo, hi, params, table):
@@ -628,26 +638,33 @@ KINDS = {kind.name: kind for kind in (
          oracle.lognormal64_miss, "tandem.normal64", FAST_TABLE, _normal64_tables.MISS_RATE,
          deferred=True, staged=True, shared_words=2 * _normal64_tables.LAYERS),
     # A block an element (tandem.core.gamma); misses are the normal's and the
-    # rejections, from 1 % to about 25 % of elements by the shape.
+    # rejections, from 1 % to about 25 % of elements by the shape.  The law's
+    # rule in one kind, branches and all: the fills take the kinds of one
+    # regime below (parametric.Law.faster and .regimes), held to this one.
     Kind("gamma64", 4, map_gamma64, oracle.gamma64, retry_gamma64, oracle.gamma64_miss,
          "tandem.gamma64", FAST_TABLE, 0.1, deferred=True, staged=True,
          shared_words=2 * _normal64_tables.LAYERS),
-    # gamma64's values for a scalar shape, branch-free so that the CPU's loop
-    # vectorises: from 1 on, and below.
+    # gamma64's values, branch-free so that the CPU's loop vectorises: shapes
+    # from 1 on, and below.
     Kind("gamma_large64", 4, map_gamma_large64, oracle.gamma64, retry_gamma64,
          oracle.gamma64_miss, "tandem.gamma64", FAST_TABLE, 0.1, deferred=True, staged=True,
          shared_words=2 * _normal64_tables.LAYERS),
     Kind("gamma_small64", 4, map_gamma_small64, oracle.gamma64, retry_gamma64,
          oracle.gamma64_miss, "tandem.gamma64", FAST_TABLE, 0.3, deferred=True),
     # Counts as f64 (tandem.core.poisson); PTRS rejects about 10 % from mean 10 on.
+    # The law's rule in one kind, as gamma64.
     Kind("poisson64", 4, map_poisson64, oracle.poisson64, retry_poisson64,
          oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True),
-    # poisson64's values, branch-free so that the CPU's loop vectorises, for a
-    # scalar mean: PTRS from 10 on, and below, a table of the inversion's sums
+    # poisson64's values, branch-free so that the CPU's loop vectorises: PTRS
+    # from 10 on, and below, for a scalar mean, a table of the inversion's sums
     # (tandem.core.poisson.inversion_table) that the fill brings.
     Kind("poisson_ptrs64", 4, map_poisson_ptrs64, oracle.poisson64, retry_poisson64,
          oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True),
     Kind("poisson_table64", 4, map_poisson_table64, oracle.poisson64, staged=True),
+    # poisson64's values for means below 10 that differ by element: the
+    # inversion's first SEARCH_STEPS counts by selects, the rest by its loop.
+    Kind("poisson_steps64", 4, map_poisson_steps64, oracle.poisson64, retry_poisson_steps64,
+         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.03, deferred=True),
     Kind("binomial64", 4, map_binomial64, oracle.binomial64, retry_binomial64,
          oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True),
     # binomial64's values, branch-free, for scalar parameters: BTRS where n p

@@ -185,9 +185,8 @@ def dirichlet(stream, alpha, size=None, *, threads=None):
     k = alpha.size
     if alpha.max() >= 0.1:
         shape, rows, base = parametric.block_layout(stream, size, (), "", 4 * k)
-        blocks = np.arange(rows * k, dtype=np.uint64)
-        g = parametric.at(base, "standard_gamma", blocks, np.tile(alpha, rows),
-                          threads=threads).reshape(rows, k)
+        blocks = np.arange(rows * k, dtype=np.uint64).reshape(rows, k)
+        g = parametric.at(base, "standard_gamma", blocks, alpha, threads=threads)
         values = np.divide(g, np.sum(g, axis=1, keepdims=True))
         words = 4 * k * rows
     else:
@@ -200,8 +199,8 @@ def dirichlet(stream, alpha, size=None, *, threads=None):
             if alpha[j] == 0 or tail[j + 1] == 0:  # nothing drawn: the stick's end
                 v = np.full(rows, 0.0 if alpha[j] == 0 else 1.0)
             else:
-                v = parametric.beta_at(base, elements, np.full(rows, alpha[j]),
-                                       np.full(rows, tail[j + 1]), threads)
+                v = parametric.beta_at(base, elements, np.asarray(alpha[j]),
+                                       np.asarray(tail[j + 1]), threads=threads)
             values[:, j] = rest * v
             rest = rest * (1.0 - v)
         values[:, k - 1] = rest

@@ -63,6 +63,11 @@ class Law:
         None``: a kind with the same values for those parameters whose fill
         runs faster (a branch-free first attempt that the CPU vectorises),
         and the table its fill brings (None: the kind's own).
+    regimes : callable or None
+        ``(three float64 arrays of parameter words) -> ((kind name, mask), ...)``:
+        for array parameters, the kinds with the law's values that take each
+        element's own words and run faster, and the elements each takes
+        (the masks cover every element once).
     """
 
     kind: str
@@ -71,6 +76,7 @@ class Law:
     check: Optional[Callable] = None
     counts: bool = False
     faster: Optional[Callable] = None
+    regimes: Optional[Callable] = None
 
 
 def _located(loc, scale):
@@ -132,6 +138,21 @@ def _gamma_faster(p, c, m):
     return ("gamma_large64" if c > 0.0 else "gamma_small64"), None
 
 
+def _gamma_regimes(p, c, m):
+    large = c > 0.0
+    return ("gamma_large64", large), ("gamma_small64", ~large)
+
+
+def _poisson_regimes(lam, *_):
+    ptrs = lam >= poisson.INVERSION_BELOW
+    return ("poisson_ptrs64", ptrs), ("poisson_steps64", ~ptrs)
+
+
+def _binomial_regimes(n, p, _):
+    btrs = n * np.minimum(p, 1.0 - p) >= binomial.INVERSION_BELOW
+    return ("binomial_btrs64", btrs), ("binomial64", ~btrs)
+
+
 def _poisson_faster(lam, *_):
     if lam >= poisson.INVERSION_BELOW:
         return "poisson_ptrs64", None
@@ -169,18 +190,19 @@ LAWS = {
                                                         bound=1 / 128)),
                      lambda mean, sigma: (sigma, mean, 0.0)),
     "standard_gamma": Law("gamma64", (_SHAPE,), lambda shape: _gamma_words(shape, 1.0),
-                          faster=_gamma_faster),
+                          faster=_gamma_faster, regimes=_gamma_regimes),
     "gamma": Law("gamma64", (_SHAPE, Real("scale", nonnegative=True, bound=1.0)),
-                 _gamma_words, faster=_gamma_faster),
+                 _gamma_words, faster=_gamma_faster, regimes=_gamma_regimes),
     "chisquare": Law("gamma64", (Real("df", positive=True, bound=1.0),),
-                     lambda df: _gamma_words(df * 0.5, 2.0), faster=_gamma_faster),
+                     lambda df: _gamma_words(df * 0.5, 2.0), faster=_gamma_faster,
+                     regimes=_gamma_regimes),
     "poisson": Law("poisson64", (Real("lam", nonnegative=True, bound=_LAM_MAX / _F64_MAX),),
-                   _shape_only, counts=True,
-                   faster=_poisson_faster),
+                   _shape_only, counts=True, faster=_poisson_faster,
+                   regimes=_poisson_regimes),
     "binomial": Law("binomial64", (Real("n", nonnegative=True, bound=_LAM_MAX / _F64_MAX),
                                    Real("p", nonnegative=True, bound=1.0)),
                     lambda n, p: (np.trunc(n), p, 0.0), _trials, counts=True,
-                    faster=_binomial_faster),
+                    faster=_binomial_faster, regimes=_binomial_regimes),
     "vonmises": Law("vonmises64", (Real("mu", bound=1e-300), Real("kappa", nonnegative=True,
                                                                   bound=1e-10)),
                     _vonmises_words),
@@ -208,13 +230,17 @@ def _checked(law, values):
         arrays.refuse_masked(value, parameter.name)
         if type(value) is not np.ndarray and isinstance(value, np.ndarray) and not value.ndim:
             float(value)  # a 0-d subclass's own conversion, whose errors NumPy propagates
-        if arrays.device_of(value) == "cuda":
-            raise NotImplementedError(f"{parameter.name}: parameters on the GPU are not "
-                                      "supported yet; pass host values")
+        if arrays.device_of(value) == "cuda":  # checked on the host, as NumPy checks them
+            value = arrays.to_host(value, parameter.name)
         checked.append(parameter.check_array(value, _F64))
     if law.check is not None:
         law.check(*checked)
     return checked
+
+
+def _real(name, value, **bounds):
+    """``value`` checked as the real parameter ``name`` (see :class:`Real`), on the host."""
+    return Real(name, **bounds).check_array(arrays.to_host(value, name), _F64)
 
 
 def _law(name):
@@ -242,10 +268,10 @@ def _scalar_spec(name, kind, words, dtype=_F64):
     return _spec(name, tuple(int(w) for w in words), dtype, table)
 
 
-# Counting laws whose counts stay below 2**53 by their parameters' bounds: the
-# GPU stores them as int64 exactly (geometric's pass 2**63, which
-# _as_counts saturates).
-_EXACT_ON_DEVICE = ("poisson", "binomial")
+# Counting laws whose counts stay below 2**53 by their parameters' bounds: a
+# plain conversion makes them int64 exactly, and the GPU converts them as it
+# stores them (geometric's pass 2**63, which _as_counts saturates).
+_EXACT_COUNTS = ("poisson", "binomial")
 
 
 def _fits(params_shape, shape, what, names):
@@ -259,16 +285,11 @@ def _fits(params_shape, shape, what, names):
 
 
 def _each(words, shape):
-    """Each element's three parameter words, as the rows of an ``(n, 3)`` array."""
-    each = np.empty((int(np.prod(shape)), 3), dtype=np.uint64)
+    """Each element's three parameter words, as the columns of a ``(3, n)`` array."""
+    each = np.empty((3, int(np.prod(shape))), dtype=np.uint64)
     for j, w in enumerate(words):
-        each[:, j] = np.broadcast_to(w, shape).reshape(-1)
+        each[j].reshape(shape)[...] = w
     return each
-
-
-def _host_only(device):
-    if device not in (None, "cpu"):
-        raise NotImplementedError("array parameters on the GPU are not supported yet")
 
 
 def fill(stream, name: str, *params, size=None, out=None, threads=None, device=None,
@@ -316,7 +337,7 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
                             f"{getattr(out, 'dtype', type(out).__name__)}")
         device = arrays.device_of(out)
     on_cuda = (backend or device) == "cuda"
-    if counts and not words[0].shape and on_cuda and name in _EXACT_ON_DEVICE:
+    if counts and not words[0].shape and on_cuda and name in _EXACT_COUNTS:
         # The device converts the counts as it stores them: one pass, not three.
         spec = _scalar_spec(name, kind, words, np.dtype(np.int64))
         return _run(stream, spec, size, out, threads, device, backend)
@@ -326,10 +347,9 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
         spec = _scalar_spec(name, kind, words)
         values, after = _run(stream, spec, size, out, threads, device, backend)
     else:
-        _host_only(device)
         values, after = _fill_each(stream, kind, words, names, size, out, _F64, threads,
-                                   backend)
-    return (_as_counts(values, into) if counts else values), after
+                                   device, backend, _law(name).regimes)
+    return (_as_counts(name, values, into) if counts else values), after
 
 
 _INT64_MAX = np.iinfo(np.int64).max
@@ -344,23 +364,29 @@ def _width(name):
     return KINDS[_law(name).kind].width
 
 
-def _as_counts(values, into=None):
-    """The f64 counts ``values`` as int64 (those from ``2**63`` on as the
-    largest int64, as NumPy's geometric), in ``into`` when given."""
+def _as_counts(name, values, into=None):
+    """The f64 counts ``values`` of the law ``name`` as int64 (those from
+    ``2**63`` on as the largest int64, as NumPy's geometric), in ``into`` when
+    given."""
     scalar = isinstance(values, (numbers.Number, np.generic))  # not a 0-d array
     xp = np if scalar else arrays.module_of(values)
-    big = values >= 2.0**63
-    counts = xp.where(big, 0.0, values).astype(np.int64)
-    counts = xp.where(big, _INT64_MAX, counts)
+    if name in _EXACT_COUNTS:
+        counts = xp.asarray(values).astype(np.int64)
+    else:
+        big = values >= 2.0**63
+        counts = xp.where(big, 0.0, values).astype(np.int64)
+        counts = xp.where(big, _INT64_MAX, counts)
     if into is not None:
         into[...] = counts
         return into
     return np.int64(counts) if scalar else counts
 
 
-def _fill_each(stream, kind, words, names, size, out, dtype, threads, backend):
+def _fill_each(stream, kind, words, names, size, out, dtype, threads, device=None,
+               backend=None, regimes=None):
     """The fill of ``kind`` whose elements take their parameter words from the
-    broadcast ``words`` (of the parameters ``names``): ``(values, next stream)``."""
+    broadcast ``words`` (of the parameters ``names``): ``(values, next stream)``.
+    ``regimes``: the law's (see :class:`Law`)."""
     _check_stream(stream)
     _check_threads(threads)
     shape = words[0].shape
@@ -373,14 +399,38 @@ def _fill_each(stream, kind, words, names, size, out, dtype, threads, backend):
         if record.start + kind.width * n > POSITION_LIMIT:
             raise ValueError("size: the fill needs words past the end of the lane (2**64)")
 
-    target = arrays.output(None if out is not None else target_shape, out, dtype, "cpu",
-                           check_count=check_lane)
+    target = arrays.output(None if out is not None else target_shape, out, dtype,
+                           device if out is None else None, check_count=check_lane)
     n = target.flat.size
     if n:
-        _backend(backend or "cpu").addressed_each(
-            record, np.arange(n, dtype=np.uint64), _each(words, target_shape), target.flat,
-            threads)
+        index = arrays.module(target.device).arange(n, dtype=np.uint64)
+        _addressed_each(stream, kind, regimes, index, _each(words, target_shape),
+                        target.array.reshape(-1), threads, backend or target.device)
     return target.result(), stream.at(record.start + kind.width * n)
+
+
+def _addressed_each(stream, kind, regimes, index, each, out, threads, backend):
+    """Element ``index[i]`` of ``kind``'s fill from ``stream``, with the parameter
+    words ``each[:, i]`` (a host array), into the flat ``out`` (on the device of
+    ``index``), each element by the kind of its regime (``regimes``, see
+    :class:`Law`; None: ``kind`` for all)."""
+    xp = arrays.module_of(index)
+    parts = ((kind.name, None),) if regimes is None else regimes(
+        *(each[j].view(np.float64) for j in range(3)))
+    for name, mask in parts:
+        if mask is not None and not mask.any():
+            continue
+        record = resolve(stream, KINDS[name])
+        if mask is None or mask.all():
+            _backend(backend).addressed_each(record, arrays.flat(index), xp.asarray(each),
+                                             arrays.flat(out), threads)
+            continue
+        where = np.flatnonzero(mask)  # gathers by position: faster than by a mask
+        values = xp.empty(where.size, dtype=out.dtype)
+        _backend(backend).addressed_each(
+            record, index.take(xp.asarray(where)), xp.asarray(each.take(where, axis=1)),
+            arrays.flat(values), threads)
+        out[xp.asarray(where)] = values
 
 
 def _integer_bounds(value, name):
@@ -430,7 +480,8 @@ def integers(stream, low, high=None, size=None, *, dtype=np.int64, endpoint=Fals
     words = [np.array([int(v) % 2**64 for v in w.flat], dtype=np.uint64).reshape(w.shape)
              for w in (low, span, modulus % span)]
     kind = KINDS["integers64" if wide else "integers32"]
-    return _fill_each(stream, kind, words, "low and high", size, out, dtype, threads, backend)
+    return _fill_each(stream, kind, words, "low and high", size, out, dtype, threads,
+                      backend=backend)
 
 
 def at(stream, name: str, index, *params, threads=None, device=None, backend=None):
@@ -452,21 +503,20 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
     if not words[0].shape:
         spec = _scalar_spec(name, kind, words)
         values = _run_at(stream, spec, index, threads, device, backend)
-        return _as_counts(values) if _counts(name) else values
+        return _as_counts(name, values) if _counts(name) else values
     _check_stream(stream)
     _check_threads(threads)
-    _host_only(device)
-    flat, shape, _ = arrays.index_array(index, "cpu")
+    flat, shape, device = arrays.index_array(index, device)
     _fits(words[0].shape, shape, "index", names)
     record = resolve(stream, kind)
     if flat.size and record.start + kind.width * (int(flat.max()) + 1) > POSITION_LIMIT:
         raise ValueError("index reaches past the end of the lane (2**64 words)")
-    values = np.empty(flat.size, dtype=_F64)
+    values = arrays.module(device).empty(flat.size, dtype=_F64)
     if flat.size:
-        _backend(backend or "cpu").addressed_each(record, flat, _each(words, shape), values,
-                                                  threads)
+        _addressed_each(stream, kind, _law(name).regimes, flat, _each(words, shape), values,
+                        threads, backend or device)
     values = values.reshape(shape)
-    return _as_counts(values) if _counts(name) else values
+    return _as_counts(name, values) if _counts(name) else values
 
 
 # -- laws composed of others, two blocks an element ------------------------------------
@@ -477,12 +527,14 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
 _COMPOSED_WORDS = 8
 
 
-def _composed(stream, size, first, second, combine, threads=None, backend=None):
+def _composed(stream, size, first, second, combine=None, device=None, threads=None,
+              backend=None):
     """``(values, next stream)`` of a law of two parts.
 
     ``first`` and ``second`` are ``(law name, parameters)``; the second's
-    parameters may be a function of the first part's values.  ``combine``
-    makes the values from the two parts'.
+    parameters may be a function of the first part's values.  ``combine`` is
+    ``(name of a tandem.core.two_parts function, the law's parameters)``,
+    which makes the values from the two parts'; None: the second part's values.
     """
     _check_stream(stream)
     shapes = [np.shape(p) for p in first[1]]
@@ -490,19 +542,37 @@ def _composed(stream, size, first, second, combine, threads=None, backend=None):
         shapes += [np.shape(p) for p in second[1]]
     params_shape = np.broadcast_shapes(*shapes)
     shape, n, base = block_layout(stream, size, params_shape, "the parameters")
-    words = _COMPOSED_WORDS * np.arange(n, dtype=np.uint64).reshape(shape)
+    device = arrays.check_device(device) or "cpu"
+    xp = arrays.module(device)
 
     def part(name, params, offset):
         width = _width(name)
-        params = [np.broadcast_to(p, shape) if np.ndim(p) else p for p in params]
-        return at(base, name, (words + np.uint64(offset)) // np.uint64(width), *params,
-                  threads=threads, backend=backend)
+        step = _COMPOSED_WORDS // width
+        first_index = offset // width
+        index = xp.arange(first_index, first_index + step * n, step, dtype=np.uint64)
+        return at(base, name, index.reshape(shape), *params, threads=threads, device=device,
+                  backend=backend)
 
     a = part(*first, 0)
-    b = part(second[0], second[1](a) if callable(second[1]) else second[1], 4)
-    values = combine(a, b)
+    values = part(second[0], second[1](a) if callable(second[1]) else second[1], 4)
+    if combine is not None:
+        name, params = combine
+        b, values = values, xp.empty(shape)
+        _backend(backend or device).two_parts(
+            name, arrays.flat(values), arrays.flat(a), arrays.flat(b),
+            *_parameter_arrays(params, shape, xp), threads)
     return (values[()] if size is None and not params_shape else values,
             stream.at(base.position + _COMPOSED_WORDS * n))
+
+
+def _parameter_arrays(params, shape, xp):
+    """Two f64 arrays (zeros for parameters a law has not) of ``xp``: one value
+    each, or one an element of ``shape`` where a parameter is an array."""
+    params = list(params) + [0.0] * (2 - len(params))
+    if not any(np.ndim(p) for p in params):
+        return [xp.full(1, float(p)) for p in params]
+    return [xp.asarray(np.ascontiguousarray(np.broadcast_to(p, shape), dtype=_F64).reshape(-1))
+            for p in params]
 
 
 def block_layout(stream, size, params_shape, names, words=_COMPOSED_WORDS):
@@ -520,11 +590,12 @@ def block_layout(stream, size, params_shape, names, words=_COMPOSED_WORDS):
     return shape, n, stream.at(start)
 
 
-def standard_t(stream, df, size=None, *, threads=None, backend=None):
+def standard_t(stream, df, size=None, *, device=None, threads=None, backend=None):
     """Student's t of ``df`` degrees: ``z / sqrt(c / df)``, with ``z`` the f64
     normal's element at word ``8 i`` and ``c`` chisquare(df)'s at ``8 i + 4``.
 
-    Returns ``(values, next stream)``; see :func:`fill`.
+    Returns ``(values, next stream)``; see :func:`fill`.  ``device="cuda"``
+    fills a CuPy array with the same bits.
 
     Examples
     --------
@@ -536,10 +607,10 @@ def standard_t(stream, df, size=None, *, threads=None, backend=None):
     """
     df = _checked(LAWS["chisquare"], (df,))[0]
     return _composed(stream, size, ("normal", (0.0, 1.0)), ("chisquare", (df,)),
-                     lambda z, c: np.divide(z, np.sqrt(np.divide(c, df))), threads, backend)
+                     ("student_t", (df,)), device, threads, backend)
 
 
-def f(stream, dfnum, dfden, size=None, *, threads=None, backend=None):
+def f(stream, dfnum, dfden, size=None, *, device=None, threads=None, backend=None):
     """Fisher's F: ``(a / dfnum) / (b / dfden)`` with ``a`` chisquare(dfnum)'s
     element at word ``8 i`` and ``b`` chisquare(dfden)'s at ``8 i + 4``.
 
@@ -551,14 +622,13 @@ def f(stream, dfnum, dfden, size=None, *, threads=None, backend=None):
     >>> bool((x > 0).all())
     True
     """
-    dfnum = Real("dfnum", positive=True, bound=1.0).check_array(dfnum, _F64)
-    dfden = Real("dfden", positive=True, bound=1.0).check_array(dfden, _F64)
+    dfnum = _real("dfnum", dfnum, positive=True, bound=1.0)
+    dfden = _real("dfden", dfden, positive=True, bound=1.0)
     return _composed(stream, size, ("chisquare", (dfnum,)), ("chisquare", (dfden,)),
-                     lambda a, b: np.divide(np.divide(a, dfnum), np.divide(b, dfden)),
-                     threads, backend)
+                     ("fisher_f", (dfnum, dfden)), device, threads, backend)
 
 
-def negative_binomial(stream, n, p, size=None, *, threads=None, backend=None):
+def negative_binomial(stream, n, p, size=None, *, device=None, threads=None, backend=None):
     """Failures before the ``n``-th success, NumPy's mixture: the Poisson count
     (at word ``8 i + 4``) of mean ``y`` (at most ``2**52``), with ``y`` the
     element of gamma(n, (1 - p) / p) at word ``8 i``.  Int64.
@@ -571,19 +641,19 @@ def negative_binomial(stream, n, p, size=None, *, threads=None, backend=None):
     >>> k.dtype
     dtype('int64')
     """
-    n = Real("n", positive=True, bound=1.0).check_array(n, _F64)
-    p = Real("p", positive=True, bound=1.0).check_array(p, _F64)
+    n = _real("n", n, positive=True, bound=1.0)
+    p = _real("p", p, positive=True, bound=1.0)
     _probability(p)
     scale = np.divide(1.0 - p, p)
     if not (n * scale <= _LAM_MAX / 4).all():  # also for NaN
         raise ValueError(f"the mean n (1 - p) / p must be at most 2**50, as the Poisson "
                          f"means it mixes stay below 2**52")
     return _composed(stream, size, ("gamma", (n, scale)),
-                     ("poisson", lambda y: (np.minimum(y, _LAM_MAX),)),
-                     lambda y, k: k, threads, backend)
+                     ("poisson", lambda y: (np.minimum(y, _LAM_MAX),)), None, device, threads,
+                     backend)
 
 
-def wald(stream, mean, scale, size=None, *, threads=None, backend=None):
+def wald(stream, mean, scale, size=None, *, device=None, threads=None, backend=None):
     """Wald (inverse Gaussian) variates by Michael, Schucany and Haas's
     transformation: with ``z`` the f64 normal's element at word ``8 i`` and
     ``u`` the uniform's at ``8 i + 4``, ``y = (mean z) z``, ``x = mean (1 - 2 /
@@ -599,25 +669,18 @@ def wald(stream, mean, scale, size=None, *, threads=None, backend=None):
     >>> bool((x > 0).all())
     True
     """
-    mean = Real("mean", positive=True, bound=1e-10).check_array(mean, _F64)
-    scale = Real("scale", positive=True, bound=1e-10).check_array(scale, _F64)
-
-    def combine(z, u):
-        y = mean * z * z
-        with np.errstate(divide="ignore"):
-            x = mean * (1.0 - 2.0 / (1.0 + np.sqrt(1.0 + 4.0 * scale / y)))
-        return np.where(u <= mean / (mean + x), x, mean * mean / x)
-
-    return _composed(stream, size, ("normal", (0.0, 1.0)), ("uniform", (0.0, 1.0)), combine,
-                     threads, backend)
+    mean = _real("mean", mean, positive=True, bound=1e-10)
+    scale = _real("scale", scale, positive=True, bound=1e-10)
+    return _composed(stream, size, ("normal", (0.0, 1.0)), ("uniform", (0.0, 1.0)),
+                     ("wald", (mean, scale)), device, threads, backend)
 
 
-def beta(stream, a, b, size=None, *, threads=None, backend=None):
+def beta(stream, a, b, size=None, *, device=None, threads=None, backend=None):
     """Beta variates, 8 words an element, as NumPy chooses its algorithm: where
     ``a`` and ``b`` are both at most 1, Jöhnk's rule on the block at word
     ``8 i`` (``tandem.core.beta``); elsewhere ``x / (x + y)`` with ``x`` and ``y``
     the standard_gamma(a) and standard_gamma(b) elements at words ``8 i`` and
-    ``8 i + 4``.
+    ``8 i + 4``.  ``device="cuda"`` fills a CuPy array with the same bits.
 
     Examples
     --------
@@ -627,37 +690,50 @@ def beta(stream, a, b, size=None, *, threads=None, backend=None):
     >>> x.shape, after.position
     ((2,), 16)
     """
-    a = Real("a", positive=True, bound=1.0).check_array(a, _F64)
-    b = Real("b", positive=True, bound=1.0).check_array(b, _F64)
+    a = _real("a", a, positive=True, bound=1.0)
+    b = _real("b", b, positive=True, bound=1.0)
     _check_stream(stream)
     params_shape = np.broadcast_shapes(a.shape, b.shape)
     shape, n, base = block_layout(stream, size, params_shape, "a and b")
     if a.ndim or b.ndim:  # else scalars: the kernels of scalar parameters
         a, b = np.broadcast_to(a, shape).reshape(-1), np.broadcast_to(b, shape).reshape(-1)
-    values = beta_at(base, np.arange(n, dtype=np.uint64), a, b, threads, backend)
-    values = values.reshape(shape)
+    device = arrays.check_device(device) or "cpu"
+    elements = arrays.module(device).arange(n, dtype=np.uint64)
+    values = beta_at(base, elements, a, b, device, threads, backend).reshape(shape)
     return (values[()] if size is None and not params_shape else values,
             stream.at(base.position + _COMPOSED_WORDS * n))
 
 
-def beta_at(base, elements, a, b, threads=None, backend=None):
+def beta_at(base, elements, a, b, device="cpu", threads=None, backend=None):
     """Elements ``elements`` (uint64) of :func:`beta` from ``base`` (at a block),
     with the checked shapes ``a`` and ``b``: one each (0-d) or one an element."""
-    blocks = 2 * elements  # element e's first block
-    johnk = np.broadcast_to((a <= 1.0) & (b <= 1.0), elements.shape)
+    xp = arrays.module(device)
+    blocks = 2 * xp.asarray(elements)  # element e's first block
+    johnk = (a <= 1.0) & (b <= 1.0)
+    if johnk.ndim:
+        johnk = xp.asarray(johnk)
 
-    def of(values, where):
-        return values if values.ndim == 0 else values[where]
+    def part(law, offset, where, *params):
+        index = blocks if where is None else blocks[where]
+        params = [p if where is None or not p.ndim else p[arrays.to_host(where)]
+                  for p in params]
+        return at(base, law, index + np.uint64(offset), *params, device=device,
+                  threads=threads, backend=backend)
 
-    values = np.empty(elements.shape)
+    def gamma_ratio(where):
+        x = part("standard_gamma", 0, where, a)
+        y = part("standard_gamma", 1, where, b)
+        ratio = xp.empty(x.shape)
+        _backend(backend or device).two_parts(
+            "gamma_ratio", arrays.flat(ratio), arrays.flat(x), arrays.flat(y),
+            *_parameter_arrays((), x.shape, xp), threads)
+        return ratio
+
+    if not johnk.ndim:  # scalar shapes: one rule for every element
+        return part("beta_johnk", 0, None, a, b) if johnk else gamma_ratio(None)
+    values = xp.empty(blocks.shape)
     if johnk.any():
-        values[johnk] = at(base, "beta_johnk", blocks[johnk], of(a, johnk), of(b, johnk),
-                           threads=threads, backend=backend)
-    rest = ~johnk
-    if rest.any():
-        x = at(base, "standard_gamma", blocks[rest], of(a, rest), threads=threads,
-               backend=backend)
-        y = at(base, "standard_gamma", blocks[rest] + np.uint64(1), of(b, rest),
-               threads=threads, backend=backend)
-        values[rest] = np.divide(x, x + y)
+        values[johnk] = part("beta_johnk", 0, johnk, a, b)
+    if (~johnk).any():
+        values[~johnk] = gamma_ratio(~johnk)
     return values

@@ -62,7 +62,8 @@ def compile_all(progress=True) -> float:
     table = tandem.AliasTable([1.0, 2.0])
     start = time.perf_counter()
     streams = (tandem.Philox(0), tandem.Threefry(0))
-    total = (len(CALLS) + len(parametric.LAWS) + len(parametric.PARTS)) * len(streams)
+    total = (len(CALLS) + len(parametric.LAWS) + len(parametric.PARTS)) * len(streams) + len(
+        TWO_PARTS)
     with _progress.bar(total, "compiling tandem's kernels", progress) as bar:
         for name, args, kwargs in CALLS:
             args = (table,) if args == "table" else args
@@ -78,10 +79,19 @@ def compile_all(progress=True) -> float:
                     for n in (1, LEAN_BELOW):
                         parametric.fill(stream, name, *params, size=n)
                         parametric.at(stream, name, np.arange(n), *params)
-                    if law.faster is not None:  # the law's own kind, for array parameters
+                    if law.faster is not None:  # the kinds of array parameters
                         parametric.at(stream, name, [0], *([p] for p in params))
             bar.update(1)
+        for name, params in TWO_PARTS:  # their values from their parts'
+            getattr(parametric, name)(streams[0], *params, size=1)
+            bar.update(1)
     return time.perf_counter() - start
+
+
+#: Laws of two parts, one call for each function that makes their values
+#: (tandem.core.two_parts).
+TWO_PARTS = [("standard_t", (3.0,)), ("f", (2.0, 3.0)), ("wald", (1.0, 1.0)),
+             ("beta", (2.0, 3.0))]
 
 
 #: Parameters of the laws where ones will not do, one set for each kind that

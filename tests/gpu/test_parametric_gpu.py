@@ -45,3 +45,47 @@ def test_gpu_faster_kinds_equal_cpu(name, params, kind):
     on_gpu, _ = parametric.fill(stream, name, *params, size=n, device="cuda")
     np.testing.assert_array_equal(cupy.asnumpy(on_gpu),
                                   parametric.fill(stream, name, *params, size=n)[0])
+
+
+TWO_PARTS = [("standard_t", (3.0,)), ("standard_t", ([1.0, 30.0],)), ("f", (2.0, 3.0)),
+             ("wald", (1.0, 2.0)), ("beta", (2.0, 3.0)), ("beta", (0.5, 0.5)),
+             ("beta", ([0.5, 2.0], 0.7)), ("negative_binomial", (4.0, 0.3))]
+
+
+@pytest.mark.parametrize("name,params", TWO_PARTS)
+def test_gpu_laws_of_two_parts_equal_cpu(name, params):
+    import cupy
+
+    stream = tandem.Philox(20261202).sub("gpu-two-parts").sub(name).at(5)
+    law = getattr(parametric, name)
+    size = (2**19 + 3, 2)
+    on_gpu, after = law(stream, *params, size=size, device="cuda")
+    assert isinstance(on_gpu, cupy.ndarray)
+    on_cpu, cpu_after = law(stream, *params, size=size)
+    assert after == cpu_after
+    np.testing.assert_array_equal(cupy.asnumpy(on_gpu), on_cpu)
+
+
+ARRAYS = [("poisson", (np.linspace(0.0, 40.0, 1000),)),
+          ("standard_gamma", (np.linspace(1e-3, 5.0, 1000),)),
+          ("binomial", (np.arange(1000.0), np.linspace(0.0, 1.0, 1000))),
+          ("laplace", (np.linspace(-1.0, 1.0, 1000), 2.0))]
+
+
+@pytest.mark.parametrize("name,params", ARRAYS)
+def test_gpu_array_parameters_equal_cpu(name, params):
+    """Each element's own parameter words, host or CuPy arrays, by fill and
+    by ``at``, across the regimes of the laws that have them."""
+    import cupy
+
+    stream = tandem.Philox(20261202).sub("gpu-arrays").sub(name)
+    on_gpu, after = parametric.fill(stream, name, cupy.asarray(params[0]), *params[1:],
+                                    size=(1000, 1000), device="cuda")
+    assert isinstance(on_gpu, cupy.ndarray)
+    on_cpu, cpu_after = parametric.fill(stream, name, *params, size=(1000, 1000))
+    assert after == cpu_after
+    np.testing.assert_array_equal(cupy.asnumpy(on_gpu), on_cpu)
+    index = np.array([0, 17, 999_999])
+    own = [p[index % 1000] if np.ndim(p) else p for p in params]  # each element's parameters
+    at = parametric.at(stream, name, cupy.asarray(index), *own)
+    np.testing.assert_array_equal(cupy.asnumpy(at), on_cpu.reshape(-1)[index])

@@ -172,49 +172,81 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
             w = start + U64(width * i)
             out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
 
-    @njit(parallel=True, cache=True)
-    def addressed(out, index, generator, k0, k1, k2, k3, lane, start, params, table,
-                  r0, r1, r2, r3):
-        n = index.size + (digest & 0)
-        if width == 1:
-            for i in prange(n):
-                w = start + U64(width) * index[i]
-                out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table,
-                                 r0, r1, r2, r3)
-            return
-        # Tiles as the fill's, each element from its own block: the bijection
-        # and the map vectorise over any indices.
-        chunks = (n + _CHUNK_BLOCKS - 1) // _CHUNK_BLOCKS
-        for c in prange(chunks):
-            accepted = np.empty(_TILE_BLOCKS if flagged else 0, dtype=np.bool_)
-            c_end = min(n, (c + 1) * _CHUNK_BLOCKS)
-            for t in range(c * _CHUNK_BLOCKS, c_end, _TILE_BLOCKS):
-                t_end = min(c_end, t + _TILE_BLOCKS)
-                all_accepted = True
-                for i in range(t, t_end):
+    def addressed_kernel(own_params):
+        """The addressed kernel ``(out, index, each, generator, k0..k3, lane, start,
+        params, table, r0..r3)``: element ``index[i]`` into ``out[i]``, with the
+        parameter words ``params``, or, with ``own_params``, ``each[:, i]``."""
+        if own_params:
+            def params_of(params, each, i):
+                j = U64(i)  # unsigned: no negative-index fix-up (see fill)
+                return (each[U64(0), j], each[U64(1), j], each[U64(2), j])
+        else:
+            def params_of(params, each, i):
+                return params
+        core.jitable_cpu(params_of, inline=True)
+
+        @njit(parallel=True, cache=True)
+        def addressed(out, index, each, generator, k0, k1, k2, k3, lane, start, params, table,
+                      r0, r1, r2, r3):
+            n = index.size + (digest & 0)
+            if width == 1:
+                for i in prange(n):
                     w = start + U64(width) * index[i]
-                    x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
-                    if width == 4:
-                        value, a = value_map(join64(x0, x1), join64(x2, x3), params, table)
-                    else:  # a 64-bit draw: the block's first or second word pair
-                        upper = (w & U64(2)) != _ZERO
-                        value, a = value_map(x2 if upper else x0, x3 if upper else x1,
-                                             params, table)
-                    out[i] = value
-                    if flagged:
-                        accepted[i - t] = a
-                    all_accepted &= a
-                if not all_accepted:
+                    out[i] = element(generator, k0, k1, k2, k3, lane, w,
+                                     params_of(params, each, i), table, r0, r1, r2, r3)
+                return
+            # Tiles as the fill's, each element from its own block: the bijection
+            # and the map vectorise over any indices.
+            chunks = (n + _CHUNK_BLOCKS - 1) // _CHUNK_BLOCKS
+            for c in prange(chunks):
+                words = np.empty(4 * _TILE_BLOCKS if staged else 0, dtype=np.uint64)
+                accepted = np.empty(_TILE_BLOCKS if flagged else 0, dtype=np.bool_)
+                c_end = min(n, (c + 1) * _CHUNK_BLOCKS)
+                for t in range(c * _CHUNK_BLOCKS, c_end, _TILE_BLOCKS):
+                    t_end = min(c_end, t + _TILE_BLOCKS)
+                    all_accepted = True
+                    if staged:
+                        for i in range(t, t_end):
+                            w = start + U64(width) * index[i]
+                            x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
+                            b = U64(4 * (i - t))
+                            words[b] = x0
+                            words[b + U64(1)] = x1
+                            words[b + U64(2)] = x2
+                            words[b + U64(3)] = x3
                     for i in range(t, t_end):
-                        if flagged:
-                            if accepted[i - t]:
-                                continue
-                        elif nan_marks:
-                            if not np.isnan(out[i]):
-                                continue
                         w = start + U64(width) * index[i]
-                        out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table,
-                                         r0, r1, r2, r3)
+                        if staged:
+                            b = U64(4 * (i - t))
+                            x0, x1 = words[b], words[b + U64(1)]
+                            x2, x3 = words[b + U64(2)], words[b + U64(3)]
+                        else:
+                            x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
+                        p = params_of(params, each, i)
+                        if width == 4:
+                            value, a = value_map(join64(x0, x1), join64(x2, x3), p, table)
+                        else:  # a 64-bit draw: the block's first or second word pair
+                            upper = (w & U64(2)) != _ZERO
+                            value, a = value_map(x2 if upper else x0, x3 if upper else x1,
+                                                 p, table)
+                        out[i] = value
+                        if flagged:
+                            accepted[i - t] = a
+                        all_accepted &= a
+                    if not all_accepted:
+                        for i in range(t, t_end):
+                            if flagged:
+                                if accepted[i - t]:
+                                    continue
+                            elif nan_marks:
+                                if not np.isnan(out[i]):
+                                    continue
+                            w = start + U64(width) * index[i]
+                            out[i] = element(generator, k0, k1, k2, k3, lane, w,
+                                             params_of(params, each, i), table,
+                                             r0, r1, r2, r3)
+
+        return addressed
 
     # The lean kernels call their block function and map (no inlining at
     # Numba's level, which re-types the caller each time), and reuse a block
@@ -252,27 +284,18 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
             out[i] = lean_element(generator, k0, k1, k2, k3, lane, w, params, table,
                                   r0, r1, r2, r3)
 
-    # Elements with parameters of their own: element index[i], with the
-    # parameter words each[i], into out[i].
-    @njit(parallel=True, cache=True)
-    def each_addressed(out, index, each, generator, k0, k1, k2, k3, lane, start, table,
-                       r0, r1, r2, r3):
-        for i in prange(out.size + (digest & 0)):
-            w = start + U64(width) * index[i]
-            params = (each[i, 0], each[i, 1], each[i, 2])
-            out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
-
     @njit(cache=True)
     def lean_each_addressed(out, index, each, generator, k0, k1, k2, k3, lane, start, table,
                             r0, r1, r2, r3):
         for i in range(out.size + (digest & 0)):
             w = start + U64(width) * index[i]
-            params = (each[i, 0], each[i, 1], each[i, 2])
+            params = (each[0, i], each[1, i], each[2, i])
             out[i] = lean_element(generator, k0, k1, k2, k3, lane, w, params, table,
                                   r0, r1, r2, r3)
 
-    return Kernels(parallel.guarded(fill), parallel.guarded(addressed), lean_fill,
-                   lean_addressed, parallel.guarded(each_addressed), lean_each_addressed)
+    return Kernels(parallel.guarded(fill), parallel.guarded(addressed_kernel(False)),
+                   lean_fill, lean_addressed, parallel.guarded(addressed_kernel(True)),
+                   lean_each_addressed)
 
 
 class Kernels(NamedTuple):
@@ -337,6 +360,7 @@ def _threads(threads):
 
 
 _NO_TABLE = np.zeros(0, dtype=np.uint64)
+_NO_EACH = np.zeros((3, 0), dtype=np.uint64)
 
 
 def _args(record):
@@ -368,13 +392,12 @@ def fill(record, out, threads=None):
 
 def addressed_each(record, index, each, out, threads=None):
     """Write element ``index[i]`` of ``record``'s fill into ``out[i]``, with the
-    parameter words ``each[i]`` (a C-ordered ``(n, 3)`` uint64 array) in place
+    parameter words ``each[:, i]`` (a C-ordered ``(3, n)`` uint64 array) in place
     of ``record.params``."""
     kernels = _kernels(record.kind, record.generator)
     args = _args(record)
-    args = args[:7] + args[8:]  # without the scalar parameters
     if out.size < LEAN_BELOW:
-        kernels.lean_each_addressed(out, index, each, *args)
+        kernels.lean_each_addressed(out, index, each, *args[:7], *args[8:])
         return
     with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
         kernels.each_addressed(out, index, each, *args)
@@ -387,7 +410,30 @@ def addressed(record, index, out, threads=None):
         kernels.lean_addressed(out, index, *_args(record))
         return
     with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
-        kernels.addressed(out, index, *_args(record))
+        kernels.addressed(out, index, _NO_EACH, *_args(record))
+
+
+@functools.lru_cache(maxsize=None)
+def _two_part_kernel(name):
+    value = core.jitable_cpu(maps.two_part(getattr(core.two_parts, name)), inline=True)
+    digest = _SOURCES
+
+    @njit(parallel=True, cache=True)
+    def combine(out, a, b, p, q, step):
+        for i in prange(out.size + (digest & 0)):
+            j = i * step
+            out[i] = value(a[i], b[i], p[j], q[j])
+
+    return parallel.guarded(combine)
+
+
+def two_parts(name, out, a, b, p, q, threads=None):
+    """``out[i] = core.two_parts.<name>(a[i], b[i], p[j], q[j])`` for flat f64
+    arrays, ``j`` being ``i`` where ``p`` and ``q`` hold one parameter an
+    element, and 0 where they hold one."""
+    step = 1 if p.size > 1 else 0
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
+        _two_part_kernel(name)(out, a, b, p, q, step)
 
 
 @njit(parallel=True, cache=True)

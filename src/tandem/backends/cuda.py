@@ -482,7 +482,16 @@ def _make_kernels(width, functions, block_at, generator, dtype, deferred, shared
             store(out, i, element(generator, k0, k1, k2, k3, lane, w, params, table,
                                   r0, r1, r2, r3))
 
-    return fill, mend, addressed
+    @_kernel(launch_bounds=MAX_THREADS)
+    def addressed_each(out, index, each, k0, k1, k2, k3, lane, start, table, r0, r1, r2, r3):
+        i = cuda.grid(1)
+        if i < out.size:
+            w = start + U64(width) * index[i]
+            params = (each[0, i], each[1, i], each[2, i])
+            store(out, i, element(generator, k0, k1, k2, k3, lane, w, params, table,
+                                  r0, r1, r2, r3))
+
+    return fill, mend, addressed, addressed_each
 
 
 _BLOCK_AT = (addressing.philox_block_at, addressing.threefry_block_at)  # by Stream.generator
@@ -636,7 +645,7 @@ def fill(record, out, threads=None):
     threads = _threads(threads)
     kind = kinds.KINDS[record.kind]
     dtype = np.dtype(out.dtype)
-    fill_kernel, mend_kernel, _ = _kernels(kind.name, record.generator, dtype, kind.persistent)
+    fill_kernel, mend_kernel = _kernels(kind.name, record.generator, dtype, kind.persistent)[:2]
     head, groups, shift = layout(out.size, record.start, kind.width, dtype.itemsize,
                                  _address(out))
     per_block = 4 // kind.width
@@ -666,3 +675,38 @@ def addressed(record, index, out, threads=None):
     kernel = _kernels(record.kind, record.generator, np.dtype(out.dtype), False)[2]
     kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](out, index,
                                                                       *_args(record))
+
+
+def addressed_each(record, index, each, out, threads=None):
+    """Write element ``index[i]`` of ``record``'s fill into ``out[i]``, with the
+    parameter words ``each[:, i]`` (a C-ordered ``(3, n)`` uint64 device array) in
+    place of ``record.params``."""
+    threads = _threads(threads)
+    kernel = _kernels(record.kind, record.generator, np.dtype(out.dtype), False)[3]
+    args = _args(record)
+    args = args[:6] + args[9:]  # without the scalar parameters
+    kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](out, index, each, *args)
+
+
+@functools.lru_cache(maxsize=None)
+def _two_part_kernel(name):
+    value = _jitable(maps.two_part(getattr(core.two_parts, name)))
+
+    @_kernel(launch_bounds=MAX_THREADS)
+    def combine(out, a, b, p, q, step):
+        i = cuda.grid(1)
+        if i < out.size:
+            j = i * step
+            out[i] = value(a[i], b[i], p[j], q[j])
+
+    return combine
+
+
+def two_parts(name, out, a, b, p, q, threads=None):
+    """``out[i] = core.two_parts.<name>(a[i], b[i], p[j], q[j])`` for flat f64
+    device arrays, ``j`` being ``i`` where ``p`` and ``q`` hold one parameter
+    an element, and 0 where they hold one."""
+    threads = _threads(threads)
+    step = 1 if p.size > 1 else 0
+    kernel = _two_part_kernel(name)
+    kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](out, a, b, p, q, step)

@@ -150,3 +150,21 @@ def made_here(kind, *functions):
     (which every backend registers with Numba once, at import)."""
     own = (kind.value_map, kind.retry, kind.pair_map)
     return [fn for fn in functions if fn not in own]
+
+
+def two_part(fn):
+    """``fn`` of :mod:`tandem.core.two_parts` as ``(a, b, p, q) -> value``: the two
+    parts' values and the law's parameters, of which ``fn`` takes as many as
+    it names after the parts."""
+    arity = fn.__code__.co_argcount - 2
+    if arity == 0:
+        def value(a, b, p, q):
+            return fn(a, b)
+    elif arity == 1:
+        def value(a, b, p, q):
+            return fn(a, b, p)
+    else:
+        def value(a, b, p, q):
+            return fn(a, b, p, q)
+
+    return named(f"two_part_{fn.__name__}", value)

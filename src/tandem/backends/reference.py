@@ -81,7 +81,7 @@ def addressed(record, index, out, threads=None):
 
 def addressed_each(record, index, each, out, threads=None):
     """Write element ``index[i]`` of ``record``'s fill into ``out[i]``, with the
-    parameter words ``each[i]``."""
+    parameter words ``each[:, i]``."""
     for i in range(out.size):
-        params = tuple(int(p) for p in each[i])
+        params = tuple(int(p) for p in each[:, i])
         _elements(dataclasses.replace(record, params=params), index[i:i + 1], out[i:i + 1])

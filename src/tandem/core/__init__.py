@@ -20,7 +20,7 @@ import importlib.util
 
 _MODULES = ("bijections", "derivation", "addressing", "uniform", "fmath", "fmath32", "ziggurat",
             "normal", "choice", "inversion", "special", "gamma", "poisson", "binomial",
-            "beta", "vonmises")
+            "beta", "vonmises", "two_parts")
 _registered = set()
 
 

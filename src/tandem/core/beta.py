@@ -14,10 +14,13 @@ Guaranteed across versions: each function's output for each input.
 
 import numpy as np
 
+from ._marks import inline
 from .addressing import block_at, join64
 from .bijections import U64
 from .fmath import log64
 from .inversion import exp_wide64, open_uniform64
+
+_SMALLEST = 5e-324  # the least positive float64: a divisor for X + Y = 0 that is never used
 
 
 def _johnk(u, v, a, b):
@@ -37,15 +40,24 @@ def _johnk(u, v, a, b):
     return True, exp_wide64(lx - log64(exp_wide64(lx) + exp_wide64(ly)))
 
 
+@inline
 def johnk_first(d0, d1, a, b):
-    """``(value, accepted)`` of the first attempt on the draws ``(d0, d1)``."""
+    """``(value, accepted)`` of the first attempt on the draws ``(d0, d1)``, by
+    selects, not branches: an attempt whose ``X + Y`` underflowed to 0 counts
+    as rejected here, and :func:`johnk_retry` gives its value."""
+    x = exp_wide64(np.divide(log64(open_uniform64(d0)), a))
+    y = exp_wide64(np.divide(log64(open_uniform64(d1)), b))
+    total = x + y
+    return np.divide(x, max(total, _SMALLEST)), (total <= 1.0) & (total > 0.0)
+
+
+def johnk_retry(generator, k0, k1, k2, k3, g, d0, d1, a, b):
+    """The value of an element whose first attempt, on the draws ``(d0, d1)``,
+    :func:`johnk_first` did not accept; its continuation is lane ``g`` of the
+    key ``k0..k3``."""
     accepted, value = _johnk(open_uniform64(d0), open_uniform64(d1), a, b)
-    return value, accepted
-
-
-def johnk_retry(generator, k0, k1, k2, k3, g, a, b):
-    """The value of an element whose first attempt was rejected; its
-    continuation is lane ``g`` of the key ``k0..k3``."""
+    if accepted:  # X + Y underflowed
+        return value
     r = U64(0)
     while True:
         x0, x1, x2, x3 = block_at(generator, k0, k1, k2, k3, g, r)

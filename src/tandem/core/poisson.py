@@ -13,7 +13,8 @@ and its count is returned as an f64 (exact: counts stay below ``2**53``).
 
 :func:`poisson_table_first` (the inversion read off :func:`inversion_table`)
 and :func:`poisson_ptrs_first` decide the first attempt with no branch, for
-the kinds that scalar means take (``docs/spec.md``, *Kinds with a law's
+the kinds that scalar means take, and :func:`poisson_steps_first` for means
+below 10 that differ by element (``docs/spec.md``, *Kinds with a law's
 values*): the same counts.
 
 Guaranteed across versions: each function's output for each input.
@@ -80,6 +81,32 @@ def _ptrs(u, v, lam):
     if refused:
         return False, k
     return lhs <= fma(k, log64(lam), 0.0 - lam) - lgamma64(k + 1.0), k
+
+
+#: Counts that :func:`poisson_steps_first` searches before it leaves the rest
+#: of the search to :func:`poisson_inversion`.
+SEARCH_STEPS = 16
+
+
+@inline
+def poisson_steps_first(d0, lam):
+    """``(count, accepted)``: :func:`poisson_inversion` of ``u = v(d0)`` for a mean
+    below 10, by :data:`SEARCH_STEPS` steps of selects, not branches; accepted
+    where the search ended within them (the count is then the inversion's)."""
+    u = open_uniform64(d0)
+    p = exp64(0.0 - lam)
+    total = p
+    k = 0.0
+    searching = u > total
+    for _ in range(SEARCH_STEPS):
+        following = k + 1.0
+        p = np.divide(p * lam, following)
+        grown = total + p
+        k = following if searching else k
+        still = searching & (grown != total) & (u > grown)
+        total = grown if searching else total
+        searching = still
+    return k, not searching
 
 
 def inversion_table(lam):
