@@ -275,10 +275,11 @@ def test_cuda_kernels_of_the_inversion_tables_equal_the_cpu(name, params):
 @pytest.mark.filterwarnings("ignore:overflow encountered")  # the simulator's uint64 wraps
 @pytest.mark.parametrize("name,params", [
     ("standard_t", (3.0,)), ("f", (2.0, [3.0, 9.0])), ("wald", (1.0, 2.0)),
-    ("beta", ([0.5, 2.0], 0.7)), ("negative_binomial", (4.0, 0.3))])
+    ("beta", ([0.5, 2.0], 0.7)), ("beta", (2.0, 3.0)), ("negative_binomial", (4.0, 0.3))])
 def test_cuda_kernels_of_the_laws_of_two_parts_equal_the_cpu(name, params):
     """The parts (array parameters among them: the addressed kernel of each
-    element's words) and the values made of them (tandem.core.two_parts)."""
+    element's words) and the values made of them (tandem.core.two_parts);
+    with scalar parameters, the one kernel that computes both parts and the value."""
     stream = ROOT.sub("cuda-two-parts").at(1)
     law = getattr(parametric, name)
     on_cuda, after = law(stream, *params, size=(12, 2), threads=32, backend="cuda")

@@ -553,14 +553,24 @@ def _composed(stream, size, first, second, combine=None, device=None, threads=No
         return at(base, name, index.reshape(shape), *params, threads=threads, device=device,
                   backend=backend)
 
-    a = part(*first, 0)
-    values = part(second[0], second[1](a) if callable(second[1]) else second[1], 4)
-    if combine is not None:
-        name, params = combine
-        b, values = values, xp.empty(shape)
-        _backend(backend or device).two_parts(
-            name, arrays.flat(values), arrays.flat(a), arrays.flat(b),
-            *_parameter_arrays(params, shape, xp), threads)
+    backend = backend or device
+    if backend == "cuda" and combine is not None and not any(
+            np.ndim(p) for p in (*first[1], *second[1], *combine[1])):
+        # scalar parameters on the GPU: both parts and their value in one kernel
+        values = xp.empty(shape)
+        records = [resolve(base, *_scalar_spec(name, *_prepare(name, params)[:2])[:3])
+                   for name, params in (first, second)]
+        _backend(backend).two_part_fill(*records, combine[0], arrays.flat(values),
+                                        *_parameter_arrays(combine[1], shape, xp), threads)
+    else:
+        a = part(*first, 0)
+        values = part(second[0], second[1](a) if callable(second[1]) else second[1], 4)
+        if combine is not None:
+            name, params = combine
+            b, values = values, xp.empty(shape)
+            _backend(backend).two_parts(
+                name, arrays.flat(values), arrays.flat(a), arrays.flat(b),
+                *_parameter_arrays(params, shape, xp), threads)
     return (values[()] if size is None and not params_shape else values,
             stream.at(base.position + _COMPOSED_WORDS * n))
 
@@ -692,6 +702,9 @@ def beta(stream, a, b, size=None, *, device=None, threads=None, backend=None):
     """
     a = _real("a", a, positive=True, bound=1.0)
     b = _real("b", b, positive=True, bound=1.0)
+    if not (a.ndim or b.ndim or (a <= 1.0 and b <= 1.0)):  # the ratio of gammas for all
+        return _composed(stream, size, ("standard_gamma", (a,)), ("standard_gamma", (b,)),
+                         ("gamma_ratio", ()), device, threads, backend)
     _check_stream(stream)
     params_shape = np.broadcast_shapes(a.shape, b.shape)
     shape, n, base = block_layout(stream, size, params_shape, "a and b")

@@ -689,8 +689,13 @@ def addressed_each(record, index, each, out, threads=None):
 
 
 @functools.lru_cache(maxsize=None)
+def _two_part_value(name):
+    return _jitable(maps.two_part(getattr(core.two_parts, name)))
+
+
+@functools.lru_cache(maxsize=None)
 def _two_part_kernel(name):
-    value = _jitable(maps.two_part(getattr(core.two_parts, name)))
+    value = _two_part_value(name)
 
     @_kernel(launch_bounds=MAX_THREADS)
     def combine(out, a, b, p, q, step):
@@ -710,3 +715,39 @@ def two_parts(name, out, a, b, p, q, threads=None):
     step = 1 if p.size > 1 else 0
     kernel = _two_part_kernel(name)
     kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](out, a, b, p, q, step)
+
+
+@functools.lru_cache(maxsize=None)
+def _two_part_fill_kernel(first, second, name, generator):
+    first_element = element_function(first, generator)
+    second_element = element_function(second, generator)
+    value = _two_part_value(name)
+
+    @_kernel(launch_bounds=MAX_THREADS)
+    def fill(out, k0, k1, k2, k3, lane, start, a0, a1, a2, a_table, ar0, ar1, ar2, ar3,
+             b0, b1, b2, b_table, br0, br1, br2, br3, p, q, step):
+        i = cuda.grid(1)
+        if i < out.size:
+            w = start + U64(8) * U64(i)
+            a = first_element(generator, k0, k1, k2, k3, lane, w, (a0, a1, a2), a_table,
+                              ar0, ar1, ar2, ar3)
+            b = second_element(generator, k0, k1, k2, k3, lane, w + U64(4), (b0, b1, b2),
+                               b_table, br0, br1, br2, br3)
+            j = i * step
+            out[i] = value(a, b, p[j], q[j])
+
+    return fill
+
+
+def two_part_fill(first, second, name, out, p, q, threads=None):
+    """The fill of a law of two parts in one kernel: ``out[i]`` is
+    ``core.two_parts.<name>`` of element ``2 i`` of the fill ``first``'s blocks
+    (its draw at word ``8 i``) and of ``second``'s at word ``8 i + 4``, with the
+    law's parameters ``p[j]``, ``q[j]`` (``j`` as for :func:`two_parts`).
+    ``first`` and ``second`` are the parts' records, of one stream at one start."""
+    threads = _threads(threads)
+    step = 1 if p.size > 1 else 0
+    kernel = _two_part_fill_kernel(first.kind, second.kind, name, first.generator)
+    a, b = _args(first), _args(second)
+    kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](
+        out, *a[:6], *a[6:], *b[6:], p, q, step)
