@@ -8,10 +8,13 @@ that read each element's own words, which give the same values, bit for
 bit, for the same parameters.  The counting laws (``poisson``,
 ``binomial``, ``geometric``) compute their counts in f64 and return int64.
 
-Laws of two parts (``standard_t``, ``f``, ``negative_binomial``, ``wald``,
-``beta``) take 8 words an element, each part an element of another law
-computed alone (:func:`at`); :data:`PARTS` holds the laws that exist only as
-parts.  ``docs/spec.md`` states each rule to the bit.
+Array parameters choose, element by element, the kind of their regime
+(:attr:`Law.regimes`).  Laws of two parts (``standard_t``, ``f``,
+``negative_binomial``, ``wald``, ``beta``) take 8 words an element, each
+part an element of another law computed alone (:func:`at`), and their value
+from :mod:`tandem.core.two_parts`; on the GPU, with scalar parameters, one
+kernel computes both parts and the value.  :data:`PARTS` holds the laws that
+exist only as parts.  ``docs/spec.md`` states each rule to the bit.
 """
 
 from __future__ import annotations
@@ -537,7 +540,7 @@ def _composed(stream, size, first, second, combine=None, device=None, threads=No
     which makes the values from the two parts'; None: the second part's values.
     """
     _check_stream(stream)
-    shapes = [np.shape(p) for p in first[1]]
+    shapes = [np.shape(p) for p in (*first[1], *(combine[1] if combine else ()))]
     if not callable(second[1]):
         shapes += [np.shape(p) for p in second[1]]
     params_shape = np.broadcast_shapes(*shapes)
