@@ -569,13 +569,18 @@ def _composed(stream, size, first, second, combine=None, device=None, threads=No
         a = part(*first, 0)
         values = part(second[0], second[1](a) if callable(second[1]) else second[1], 4)
         if combine is not None:
-            name, params = combine
-            b, values = values, xp.empty(shape)
-            _backend(backend).two_parts(
-                name, arrays.flat(values), arrays.flat(a), arrays.flat(b),
-                *_parameter_arrays(params, shape, xp), threads)
+            values = _two_part_values(*combine, a, values, xp, threads, backend)
     return (values[()] if size is None and not params_shape else values,
             stream.at(base.position + _COMPOSED_WORDS * n))
+
+
+def _two_part_values(name, params, a, b, xp, threads, backend):
+    """``tandem.core.two_parts.<name>`` of the parts' values ``a`` and ``b`` (of
+    one shape) with the law's parameters ``params``, by ``backend``."""
+    values = xp.empty(a.shape)
+    _backend(backend).two_parts(name, arrays.flat(values), arrays.flat(a), arrays.flat(b),
+                                *_parameter_arrays(params, a.shape, xp), threads)
+    return values
 
 
 def _parameter_arrays(params, shape, xp):
@@ -737,13 +742,9 @@ def beta_at(base, elements, a, b, device="cpu", threads=None, backend=None):
                   threads=threads, backend=backend)
 
     def gamma_ratio(where):
-        x = part("standard_gamma", 0, where, a)
-        y = part("standard_gamma", 1, where, b)
-        ratio = xp.empty(x.shape)
-        _backend(backend or device).two_parts(
-            "gamma_ratio", arrays.flat(ratio), arrays.flat(x), arrays.flat(y),
-            *_parameter_arrays((), x.shape, xp), threads)
-        return ratio
+        return _two_part_values("gamma_ratio", (), part("standard_gamma", 0, where, a),
+                                part("standard_gamma", 1, where, b), xp, threads,
+                                backend or device)
 
     if not johnk.ndim:  # scalar shapes: one rule for every element
         return part("beta_johnk", 0, None, a, b) if johnk else gamma_ratio(None)
