@@ -316,7 +316,14 @@ def main():
     parser.add_argument("--walk-steps", type=int, default=1000)
     parser.add_argument("--persistent", action="store_true",
                         help="time tandem's fills again with every kind on a persistent grid")
+    parser.add_argument("--registers", type=int, default=None,
+                        help="the register cap of deferred fills (0: none), in place of "
+                             "tandem.backends.cuda.DEFERRED_FILL_REGISTERS")
     args = parser.parse_args()
+    if args.registers is not None:
+        from tandem.backends import cuda as cuda_backend
+
+        cuda_backend.DEFERRED_FILL_REGISTERS = args.registers
     n32, n64 = 2**args.log2n, 2**(args.log2n - 1)
 
     roof = cp.empty(n32, cp.float32)
@@ -336,7 +343,9 @@ def main():
 
     device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     print(f"device: {device}; {4 * n32 / 2**30:.2f} GiB per fill; "
-          f"median of {args.repeats} x {args.calls} calls")
+          f"median of {args.repeats} x {args.calls} calls"
+          + ("" if args.registers is None else f"; deferred fills' register cap "
+             f"{args.registers or 'none'}"))
     warm_up = time.perf_counter() + 3  # clocks rise from idle
     while time.perf_counter() < warm_up:
         timed(rows["write roof (CuPy fill)"][1], 10, 1)

@@ -3,8 +3,9 @@
     python benchmarks/gpu_profile.py [--log2n 26]
 
 runs ``ncu`` on itself (``--child``), which makes every fill of
-``benchmarks/gpu.py``'s tandem rows twice (the first compiles), and then the
-Brownian walks of ``benchmarks/walk_kernels.py``.  It prints, for the second
+``benchmarks/gpu.py``'s tandem rows and laws twice (the first compiles), and
+then the Brownian walks of ``benchmarks/walk_kernels.py`` (``--only NAME``:
+the rows whose name contains NAME).  It prints, for the second
 launch of each row's kernels, the kernel time, the warp instructions per
 16 bytes written (or per particle-step), how busy the schedulers' issue
 slots were, DRAM throughput and registers.  A fill whose issue slots are
@@ -29,8 +30,9 @@ METRICS = {
 }
 
 
-def child(log2n, particles, steps):
-    """Run each row twice, marking the second run with an NVTX range."""
+def child(log2n, particles, steps, only):
+    """Run each row (of those whose name contains ``only``) twice, marking the
+    second run with an NVTX range."""
     import cupy as cp
     import numpy as np
     from numba import cuda
@@ -42,7 +44,12 @@ def child(log2n, particles, steps):
     import tandem
 
     n32, n64 = 2**log2n, 2**(log2n - 1)
-    for name, (buffer, run) in gpu.tandem_rows(n32, n64).items():
+    rows = gpu.tandem_rows(n32, n64)
+    rows.update((name, row) for name, row in gpu.law_rows(n64).items()
+                if name.endswith(": tandem"))
+    for name, (buffer, run) in rows.items():
+        if only not in name:
+            continue
         run()
         cp.cuda.runtime.deviceSynchronize()
         with _range(cp, f"{name}|{buffer.nbytes}"):
@@ -65,6 +72,8 @@ def child(log2n, particles, steps):
                                                                   (out64, seed, n, t)),
     }
     for name, run in walks.items():
+        if only not in name:
+            continue
         run()
         cp.cuda.runtime.deviceSynchronize()
         with _range(cp, f"{name}|steps {particles * steps}"):
@@ -113,15 +122,16 @@ def main():
     parser.add_argument("--particles", type=int, default=2**18)
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--raw", help="also write ncu's CSV to this file")
+    parser.add_argument("--only", default="", help="profile rows whose name contains this")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.log2n, args.particles, args.steps)
+        child(args.log2n, args.particles, args.steps, args.only)
         return
     command = ["ncu", "--clock-control", "none", "--nvtx", "--print-units", "base",
                "--metrics", ",".join(METRICS), "--csv", "--page", "raw", sys.executable,
                __file__, "--child", "--log2n", str(args.log2n), "--particles",
-               str(args.particles), "--steps", str(args.steps)]
+               str(args.particles), "--steps", str(args.steps), "--only", args.only]
     result = subprocess.run(command, capture_output=True, text=True)
     if args.raw:
         with open(args.raw, "w") as f:

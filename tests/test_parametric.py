@@ -275,17 +275,34 @@ def test_cuda_kernels_of_the_inversion_tables_equal_the_cpu(name, params):
 @pytest.mark.filterwarnings("ignore:overflow encountered")  # the simulator's uint64 wraps
 @pytest.mark.parametrize("name,params", [
     ("standard_t", (3.0,)), ("f", (2.0, [3.0, 9.0])), ("wald", (1.0, 2.0)),
-    ("beta", ([0.5, 2.0], 0.7)), ("beta", (2.0, 3.0)), ("negative_binomial", (4.0, 0.3))])
+    ("beta", ([0.5, 2.0], 0.7)), ("beta", (2.0, 3.0)), ("negative_binomial", (4.0, 0.3)),
+    ("negative_binomial", (0.5, 0.05))])
 def test_cuda_kernels_of_the_laws_of_two_parts_equal_the_cpu(name, params):
     """The parts (array parameters among them: the addressed kernel of each
     element's words) and the values made of them (tandem.core.two_parts);
-    with scalar parameters, the one kernel that computes both parts and the value."""
+    with scalar parameters, the one kernel that computes both parts and the value
+    (for negative_binomial, Poisson means on both sides of PTRS's 10, from
+    gamma shapes above and below 1)."""
     stream = ROOT.sub("cuda-two-parts").at(1)
     law = getattr(parametric, name)
     on_cuda, after = law(stream, *params, size=(12, 2), threads=32, backend="cuda")
     on_cpu, cpu_after = law(stream, *params, size=(12, 2))
     assert after == cpu_after
     assert on_cuda.dtype == on_cpu.dtype and np.array_equal(on_cuda, on_cpu)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")  # the simulator's uint64 wraps
+def test_cuda_kernels_store_counts_past_int64_as_numpy():
+    """geometric's counts from 2**63 on are the largest int64, stored by the
+    kernel itself (core.inversion.count64) as the CPU converts them."""
+    stream = ROOT.sub("cuda-counts")
+    on_cuda, _ = parametric.fill(stream, "geometric", 1e-300, size=40, threads=32,
+                                 backend="cuda")
+    on_cpu, _ = parametric.fill(stream, "geometric", 1e-300, size=40)
+    assert on_cuda.dtype == np.int64 and np.array_equal(on_cuda, on_cpu)
+    assert (on_cpu == np.iinfo(np.int64).max).all()
+    small, _ = parametric.fill(stream, "geometric", 0.3, size=40, threads=32, backend="cuda")
+    assert np.array_equal(small, parametric.fill(stream, "geometric", 0.3, size=40)[0])
 
 
 def test_inversion_tables_end_in_infinity():

@@ -228,6 +228,29 @@ def test_lgamma_at_integers_is_the_log_factorial():
     assert got[2] == float(mp.log(2)) and got[3] == float(mp.log(6))
 
 
+def test_log_factorial_is_lgamma_of_k_plus_one_bit_for_bit():
+    """Poisson's and binomial's tests read log k! by special.log_factorial64,
+    both in their branch-free first attempts and in their retries, in place
+    of lgamma64(k + 1): it must be the same function of every count, compiled
+    or not (0 to 10**5, then log-spaced and random counts up to 2**53)."""
+    rng = np.random.default_rng(20261202)
+    ks = np.concatenate([np.arange(100_001.0),
+                         np.unique(np.floor(2.0 ** np.linspace(16.0, 53.0, 20_000))),
+                         np.floor(rng.uniform(0.0, 2.0**53, 20_000))])
+
+    @numba.njit
+    def both(ks, factorials, lgammas):
+        for i in range(ks.size):
+            factorials[i] = special.log_factorial64(ks[i])
+            lgammas[i] = special.lgamma64(ks[i] + 1.0)
+
+    factorials, lgammas = np.empty_like(ks), np.empty_like(ks)
+    both(ks, factorials, lgammas)
+    assert np.array_equal(factorials.view(np.uint64), lgammas.view(np.uint64))
+    for k in ks[::997]:
+        assert _bits(special.log_factorial64(k)) == _bits(factorials[ks == k][0])
+
+
 def test_lgamma_near_its_zeros_is_relatively_accurate():
     """Close to 1 and 2 the error stays below the bound in ulps of the result,
     so it shrinks with |x - 1| and |x - 2| (the docstring's absolute bound)."""

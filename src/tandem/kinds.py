@@ -235,6 +235,9 @@ class Kind:
     pair_map : callable or None
         For a one-word kind whose elements come in aligned pairs (Box-Muller):
         ``(even, odd, params, table) -> (v0, v1, a0, a1)``.
+    counts : bool
+        The values are counts held in f64; a fill into int64 stores
+        :func:`tandem.core.inversion.count64` of each.
     """
 
     name: str
@@ -252,6 +255,7 @@ class Kind:
     persistent: bool = True
     waves: int = 1
     pair_map: Optional[Callable] = None
+    counts: bool = False
 
     def __repr__(self):
         return f"Kind({self.name!r}, width={self.width})"
@@ -632,7 +636,7 @@ KINDS = {kind.name: kind for kind in (
     Kind("power64", 2, map_power64, oracle.power64),
     Kind("triangular64", 2, map_triangular64, oracle.triangular64),
     Kind("pareto64", 2, map_pareto64, oracle.pareto64),
-    Kind("geometric64", 2, map_geometric64, oracle.geometric64),  # counts as f64
+    Kind("geometric64", 2, map_geometric64, oracle.geometric64, counts=True),
     # exp of the f64 normal, misses and all: lognormal(m, s) is exp of normal(m, s).
     Kind("lognormal64", 2, map_lognormal64, oracle.lognormal64, retry_lognormal64,
          oracle.lognormal64_miss, "tandem.normal64", FAST_TABLE, _normal64_tables.MISS_RATE,
@@ -654,24 +658,24 @@ KINDS = {kind.name: kind for kind in (
     # Counts as f64 (tandem.core.poisson); PTRS rejects about 10 % from mean 10 on.
     # The law's rule in one kind, as gamma64.
     Kind("poisson64", 4, map_poisson64, oracle.poisson64, retry_poisson64,
-         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True),
+         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True, counts=True),
     # poisson64's values, branch-free so that the CPU's loop vectorises: PTRS
     # from 10 on, and below, for a scalar mean, a table of the inversion's sums
     # (tandem.core.poisson.inversion_table) that the fill brings.
     Kind("poisson_ptrs64", 4, map_poisson_ptrs64, oracle.poisson64, retry_poisson64,
-         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True),
-    Kind("poisson_table64", 4, map_poisson_table64, oracle.poisson64, staged=True),
+         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True, counts=True),
+    Kind("poisson_table64", 4, map_poisson_table64, oracle.poisson64, staged=True, counts=True),
     # poisson64's values for means below 10 that differ by element: the
     # inversion's first SEARCH_STEPS counts by selects, the rest by its loop.
     Kind("poisson_steps64", 4, map_poisson_steps64, oracle.poisson64, retry_poisson_steps64,
-         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.03, deferred=True),
+         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.03, deferred=True, counts=True),
     Kind("binomial64", 4, map_binomial64, oracle.binomial64, retry_binomial64,
-         oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True),
+         oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True, counts=True),
     # binomial64's values, branch-free, for scalar parameters: BTRS where n p
     # (p at most 1/2) is 10 or more, and a table of the inversion's sums below.
     Kind("binomial_btrs64", 4, map_binomial_btrs64, oracle.binomial64, retry_binomial64,
-         oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True),
-    Kind("binomial_table64", 4, map_binomial_table64, oracle.binomial64, staged=True),
+         oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True, counts=True),
+    Kind("binomial_table64", 4, map_binomial_table64, oracle.binomial64, staged=True, counts=True),
     # Jöhnk's beta, for both shapes at most 1 (tandem.core.beta).
     Kind("beta_johnk64", 4, map_beta_johnk64, oracle.beta_johnk64, retry_beta_johnk64,
          oracle.beta_johnk64_miss, "tandem.beta", miss_rate=0.5, deferred=True),

@@ -25,6 +25,7 @@ from .core import ziggurat_exponential32 as ze32
 from .core import ziggurat_exponential64 as ze64
 from .core import ziggurat_normal32 as zn32
 from .core import ziggurat_tables as zn64
+from .core.inversion import COUNT_LIMIT
 
 M32 = np.uint64(0xFFFFFFFF)
 _PHILOX_M = (np.uint64(0xD2511F53), np.uint64(0xCD9E8D57))
@@ -272,6 +273,14 @@ def triangular64(d, params, table):
 @_elementwise
 def pareto64(d, params, table):
     return float(special.expm1_64(float(np.divide(0.0 - _log(_v(d)), _as_float(params[0]))))), True
+
+
+def count64(values, xp=np):
+    """``tandem.core.inversion.count64`` of each f64 count of ``values`` (an array
+    of the array module ``xp``): int64, those from ``2**63`` on the largest
+    int64, as NumPy's geometric."""
+    big = values >= COUNT_LIMIT
+    return xp.where(big, np.iinfo(np.int64).max, xp.where(big, 0.0, values).astype(np.int64))
 
 
 @_elementwise

@@ -6,7 +6,8 @@ checked parameters become the kind's three parameter words.  Scalar
 parameters take the kind's fill kernels; array parameters take the kernels
 that read each element's own words, which give the same values, bit for
 bit, for the same parameters.  The counting laws (``poisson``,
-``binomial``, ``geometric``) compute their counts in f64 and return int64.
+``binomial``, ``geometric``) compute their counts in f64, and the kernels
+store them as int64 (:func:`tandem.core.inversion.count64`).
 
 Array parameters choose, element by element, the kind of their regime
 (:attr:`Law.regimes`).  Laws of two parts (``standard_t``, ``f``,
@@ -271,12 +272,6 @@ def _scalar_spec(name, kind, words, dtype=_F64):
     return _spec(name, tuple(int(w) for w in words), dtype, table)
 
 
-# Counting laws whose counts stay below 2**53 by their parameters' bounds: a
-# plain conversion makes them int64 exactly, and the GPU converts them as it
-# stores them (geometric's pass 2**63, which _as_counts saturates).
-_EXACT_COUNTS = ("poisson", "binomial")
-
-
 def _fits(params_shape, shape, what, names):
     try:
         fits = np.broadcast_shapes(params_shape, shape) == shape
@@ -332,57 +327,27 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
     ((2,), 4)
     """
     kind, words, names = _prepare(name, params)
-    counts = _counts(name)
-    into = out
-    if counts and out is not None:
-        if getattr(out, "dtype", None) != np.int64:
-            raise TypeError(f"out must be an int64 array for {name}, got "
-                            f"{getattr(out, 'dtype', type(out).__name__)}")
-        device = arrays.device_of(out)
-    on_cuda = (backend or device) == "cuda"
-    if counts and not words[0].shape and on_cuda and name in _EXACT_COUNTS:
-        # The device converts the counts as it stores them: one pass, not three.
-        spec = _scalar_spec(name, kind, words, np.dtype(np.int64))
-        return _run(stream, spec, size, out, threads, device, backend)
-    if counts and out is not None:  # the f64 counts first, then into ``out``
-        size, out = out.shape, None
+    dtype = _dtype(name)
+    if dtype != _F64 and out is not None and getattr(out, "dtype", None) != dtype:
+        raise TypeError(f"out must be an int64 array for {name}, got "
+                        f"{getattr(out, 'dtype', type(out).__name__)}")
     if not words[0].shape:
-        spec = _scalar_spec(name, kind, words)
-        values, after = _run(stream, spec, size, out, threads, device, backend)
-    else:
-        values, after = _fill_each(stream, kind, words, names, size, out, _F64, threads,
-                                   device, backend, _law(name).regimes)
-    return (_as_counts(name, values, into) if counts else values), after
+        spec = _scalar_spec(name, kind, words, dtype)
+        return _run(stream, spec, size, out, threads, device, backend)
+    return _fill_each(stream, kind, words, names, size, out, dtype, threads, device, backend,
+                      _law(name).regimes)
 
 
-_INT64_MAX = np.iinfo(np.int64).max
-
-
-def _counts(name):
-    return _law(name).counts
+def _dtype(name):
+    """The dtype of the law ``name``'s values: int64 for counts, which the
+    kernels store as :func:`tandem.core.inversion.count64` of their f64
+    counts (``Kind.counts``), else float64."""
+    return np.dtype(np.int64) if _law(name).counts else _F64
 
 
 def _width(name):
     """Words per element of the law ``name``."""
     return KINDS[_law(name).kind].width
-
-
-def _as_counts(name, values, into=None):
-    """The f64 counts ``values`` of the law ``name`` as int64 (those from
-    ``2**63`` on as the largest int64, as NumPy's geometric), in ``into`` when
-    given."""
-    scalar = isinstance(values, (numbers.Number, np.generic))  # not a 0-d array
-    xp = np if scalar else arrays.module_of(values)
-    if name in _EXACT_COUNTS:
-        counts = xp.asarray(values).astype(np.int64)
-    else:
-        big = values >= 2.0**63
-        counts = xp.where(big, 0.0, values).astype(np.int64)
-        counts = xp.where(big, _INT64_MAX, counts)
-    if into is not None:
-        into[...] = counts
-        return into
-    return np.int64(counts) if scalar else counts
 
 
 def _fill_each(stream, kind, words, names, size, out, dtype, threads, device=None,
@@ -504,9 +469,8 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
     """
     kind, words, names = _prepare(name, params)
     if not words[0].shape:
-        spec = _scalar_spec(name, kind, words)
-        values = _run_at(stream, spec, index, threads, device, backend)
-        return _as_counts(name, values) if _counts(name) else values
+        return _run_at(stream, _scalar_spec(name, kind, words, _dtype(name)), index, threads,
+                       device, backend)
     _check_stream(stream)
     _check_threads(threads)
     flat, shape, device = arrays.index_array(index, device)
@@ -514,12 +478,11 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
     record = resolve(stream, kind)
     if flat.size and record.start + kind.width * (int(flat.max()) + 1) > POSITION_LIMIT:
         raise ValueError("index reaches past the end of the lane (2**64 words)")
-    values = arrays.module(device).empty(flat.size, dtype=_F64)
+    values = arrays.module(device).empty(flat.size, dtype=_dtype(name))
     if flat.size:
         _addressed_each(stream, kind, _law(name).regimes, flat, _each(words, shape), values,
                         threads, backend or device)
-    values = values.reshape(shape)
-    return _as_counts(name, values) if _counts(name) else values
+    return values.reshape(shape)
 
 
 # -- laws composed of others, two blocks an element ------------------------------------
@@ -665,10 +628,25 @@ def negative_binomial(stream, n, p, size=None, *, device=None, threads=None, bac
     scale = np.divide(1.0 - p, p)
     if not (n * scale <= _LAM_MAX / 4).all():  # also for NaN
         raise ValueError(f"the mean n (1 - p) / p must be at most 2**50, as the Poisson "
-                         f"means it mixes stay below 2**52")
-    return _composed(stream, size, ("gamma", (n, scale)),
-                     ("poisson", lambda y: (np.minimum(y, _LAM_MAX),)), None, device, threads,
-                     backend)
+                         "means it mixes stay below 2**52")
+    mixing = ("gamma", (n, scale))
+    if (backend or device) == "cuda" and not (n.ndim or p.ndim):
+        return _poisson_mixture(stream, size, mixing, device, threads)
+    return _composed(stream, size, mixing, ("poisson", lambda y: (np.minimum(y, _LAM_MAX),)),
+                     None, device, threads, backend)
+
+
+def _poisson_mixture(stream, size, mixing, device, threads):
+    """:func:`negative_binomial`'s fill on the GPU in one kernel, for the scalar
+    parameters of the mixing law ``mixing`` (``(law name, parameters)``)."""
+    _check_stream(stream)
+    shape, n, base = block_layout(stream, size, (), "n and p")
+    values = arrays.module(arrays.check_device(device) or "cpu").empty(shape, dtype=np.int64)
+    mixing_record = resolve(base, *_scalar_spec(mixing[0], *_prepare(*mixing)[:2])[:3])
+    poisson_record = resolve(base, KINDS["poisson_ptrs64"])
+    _backend("cuda").poisson_mixture_fill(mixing_record, poisson_record, arrays.flat(values),
+                                          _LAM_MAX, poisson.INVERSION_BELOW, threads)
+    return (values[()] if size is None else values), stream.at(base.position + _COMPOSED_WORDS * n)
 
 
 def wald(stream, mean, scale, size=None, *, device=None, threads=None, backend=None):

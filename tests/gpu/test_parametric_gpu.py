@@ -26,6 +26,19 @@ def test_gpu_fill_equals_cpu(name, start):
     np.testing.assert_array_equal(cupy.asnumpy(at), on_cpu[index])
 
 
+@pytest.mark.parametrize("p", [0.2, 1e-300])
+def test_gpu_geometric_counts_equal_cpu(p):
+    """Stored as int64 by the kernel, the counts from 2**63 on as the largest int64."""
+    import cupy
+
+    stream = tandem.Philox(20261202).sub("gpu-geometric")
+    n = 2**20 + 3
+    on_gpu, _ = parametric.fill(stream, "geometric", p, size=n, device="cuda")
+    assert on_gpu.dtype == np.int64
+    np.testing.assert_array_equal(cupy.asnumpy(on_gpu),
+                                  parametric.fill(stream, "geometric", p, size=n)[0])
+
+
 def test_gpu_johnks_beta_equals_cpu():
     import cupy
 
@@ -49,7 +62,8 @@ def test_gpu_faster_kinds_equal_cpu(name, params, kind):
 
 TWO_PARTS = [("standard_t", (3.0,)), ("standard_t", ([1.0, 30.0],)), ("f", (2.0, 3.0)),
              ("wald", (1.0, 2.0)), ("beta", (2.0, 3.0)), ("beta", (0.5, 0.5)),
-             ("beta", ([0.5, 2.0], 0.7)), ("negative_binomial", (4.0, 0.3))]
+             ("beta", ([0.5, 2.0], 0.7)), ("negative_binomial", (4.0, 0.3)),
+             ("negative_binomial", (0.5, 0.05)), ("negative_binomial", ([4.0, 0.5], 0.3))]
 
 
 @pytest.mark.parametrize("name,params", TWO_PARTS)

@@ -327,15 +327,23 @@ _WITH_GENERATOR = tuple(core.jitable_cpu(maps.with_generator(b)) for b in _BLOCK
 
 
 @functools.lru_cache(maxsize=None)
-def _kernels(name, generator):
+def _kernels(name, generator, counted):
+    """The kernels of the kind ``name``; ``counted``: with int64 values
+    (``maps.counted``), whose misses (blocks all) are flagged, not marked NaN."""
     kind = kinds.KINDS[name]
 
     def marked(value_map):
         return core.jitable_cpu(_nan_marked(value_map, kind.table), inline=True)
 
-    value_map, retry = maps.kernel_functions(kind, marked if kind.deferred else None)
+    value_map, retry = maps.kernel_functions(kind, marked if kind.deferred and not counted
+                                             else None)
     for fn in maps.made_here(kind, value_map, retry):
         core.jitable_cpu(fn, inline=True)
+    lean_map = None
+    if counted:
+        value_map, retry = (core.jitable_cpu(fn, inline=True)
+                            for fn in maps.counted(value_map, retry))
+        lean_map = value_map
     retry = kind.retry and retry
     # The retry of a kind that continues on a purpose's lanes calls the
     # generic block_at anyway; any other kind compiles faster with its own.
@@ -343,7 +351,13 @@ def _kernels(name, generator):
                   else _WITH_GENERATOR[generator])
     return _make_kernels(kind.width, value_map, retry, _BLOCK_AT[generator],
                          nan_marks=kind.deferred, staged=kind.staged, lean_block=lean_block,
-                         lean_draw=core.jitable_cpu(maps.block_draw(kind)))
+                         lean_draw=core.jitable_cpu(maps.block_draw(kind, lean_map)))
+
+
+def _kernels_into(record, out):
+    """The kernels of ``record``'s kind for the output array ``out``."""
+    counted = kinds.KINDS[record.kind].counts and out.dtype == np.int64
+    return _kernels(record.kind, record.generator, counted)
 
 
 @contextlib.contextmanager
@@ -380,7 +394,7 @@ def _serial_below(n, threads, size):
 
 def fill(record, out, threads=None):
     """Write ``out.size`` elements of ``record``'s fill into flat ``out``."""
-    kernels = _kernels(record.kind, record.generator)
+    kernels = _kernels_into(record, out)
     if out.size < LEAN_BELOW:
         kernels.lean_fill(out, *_args(record))
         return
@@ -394,7 +408,7 @@ def addressed_each(record, index, each, out, threads=None):
     """Write element ``index[i]`` of ``record``'s fill into ``out[i]``, with the
     parameter words ``each[:, i]`` (a C-ordered ``(3, n)`` uint64 array) in place
     of ``record.params``."""
-    kernels = _kernels(record.kind, record.generator)
+    kernels = _kernels_into(record, out)
     args = _args(record)
     if out.size < LEAN_BELOW:
         kernels.lean_each_addressed(out, index, each, *args[:7], *args[8:])
@@ -405,7 +419,7 @@ def addressed_each(record, index, each, out, threads=None):
 
 def addressed(record, index, out, threads=None):
     """Write element ``index[i]`` of ``record``'s fill into ``out[i]``."""
-    kernels = _kernels(record.kind, record.generator)
+    kernels = _kernels_into(record, out)
     if out.size < LEAN_BELOW:
         kernels.lean_addressed(out, index, *_args(record))
         return

@@ -498,13 +498,16 @@ _BLOCK_AT = (addressing.philox_block_at, addressing.threefry_block_at)  # by Str
 
 
 @functools.lru_cache(maxsize=None)
-def _functions(name, generator):
+def _functions(name, generator, counted):
     """``(pair or value map, retry, draw, element)`` of the kind ``name``, registered
-    for numba-cuda (made once, so that no two closures share a symbol)."""
+    for numba-cuda (made once, so that no two closures share a symbol);
+    ``counted``: with int64 values (``maps.counted``)."""
     kind = kinds.KINDS[name]
     value_map, retry = maps.kernel_functions(kind)
     for fn in maps.made_here(kind, value_map, retry):
         _jitable(fn)
+    if counted:
+        value_map, retry = (_jitable(fn) for fn in maps.counted(value_map, retry))
     draw = _jitable(maps.element_draw(kind.width, value_map, _BLOCK_AT[generator]))
     return value_map, retry, draw, _jitable(maps.element(draw, retry))
 
@@ -533,13 +536,14 @@ def element_function(name, generator):
     --------
     >>> normal = element_function("normal64", 0)  # doctest: +SKIP
     """
-    return _functions(name, generator)[3]
+    return _functions(name, generator, False)[3]
 
 
 @functools.lru_cache(maxsize=None)
 def _kernels(name, generator, dtype, persistent):
     kind = kinds.KINDS[name]
-    return _make_kernels(kind.width, _functions(name, generator), _BLOCK_AT[generator],
+    counted = kind.counts and np.dtype(dtype) == np.int64
+    return _make_kernels(kind.width, _functions(name, generator, counted), _BLOCK_AT[generator],
                          generator, np.dtype(dtype), kind.deferred, kind.shared_words,
                          persistent)
 
@@ -751,3 +755,44 @@ def two_part_fill(first, second, name, out, p, q, threads=None):
     a, b = _args(first), _args(second)
     kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](
         out, *a[:6], *a[6:], *b[6:], p, q, step)
+
+
+@functools.lru_cache(maxsize=None)
+def _poisson_mixture_kernel(mixing, generator):
+    mixing_element = element_function(mixing, generator)
+    steps = _functions("poisson_steps64", generator, True)[3]
+    ptrs = _functions("poisson_ptrs64", generator, True)[3]
+
+    @_kernel(launch_bounds=MAX_THREADS)
+    def fill(out, k0, k1, k2, k3, lane, start, a0, a1, a2, a_table, ar0, ar1, ar2, ar3,
+             b_table, br0, br1, br2, br3, mean_limit, ptrs_from):
+        i = cuda.grid(1)
+        if i < out.size:
+            w = start + U64(8) * U64(i)
+            mean = min(mixing_element(generator, k0, k1, k2, k3, lane, w, (a0, a1, a2),
+                                      a_table, ar0, ar1, ar2, ar3), mean_limit)
+            params = (np.float64(mean).view(np.uint64), _ZERO, _ZERO)
+            if mean >= ptrs_from:
+                count = ptrs(generator, k0, k1, k2, k3, lane, w + U64(4), params, b_table,
+                             br0, br1, br2, br3)
+            else:
+                count = steps(generator, k0, k1, k2, k3, lane, w + U64(4), params, b_table,
+                              br0, br1, br2, br3)
+            out[i] = count
+
+    return fill
+
+
+def poisson_mixture_fill(mixing, poisson, out, mean_limit, ptrs_from, threads=None):
+    """A Poisson mixture (``negative_binomial``) in one kernel: ``out[i]`` (int64)
+    is the Poisson count at word ``8 i + 4`` whose mean is ``min(y, mean_limit)``,
+    ``y`` the element of the fill ``mixing`` at word ``8 i``; the count is
+    ``poisson_ptrs64``'s from mean ``ptrs_from`` on, else ``poisson_steps64``'s
+    (the regimes of ``parametric.LAWS["poisson"]``).  ``mixing`` and ``poisson``
+    are records of one stream at one start (``poisson``: either Poisson kind's,
+    for its retry key)."""
+    threads = _threads(threads)
+    kernel = _poisson_mixture_kernel(mixing.kind, mixing.generator)
+    a, b = _args(mixing), _args(poisson)
+    kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](
+        out, *a[:6], *a[6:], *b[9:], np.float64(mean_limit), np.float64(ptrs_from))

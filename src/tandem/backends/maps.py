@@ -12,6 +12,7 @@ they make with Numba for its target.
 import numpy as np
 
 from ..core.addressing import join64
+from ..core.inversion import count64
 
 U64 = np.uint64
 _ZERO = U64(0)
@@ -98,11 +99,13 @@ def with_generator(block_at):
     return named(f"with_generator_{block_at.__name__}", block)
 
 
-def block_draw(kind):
+def block_draw(kind, value_map=None):
     """The function ``(x0, x1, x2, x3, j, params, table) -> (value, accepted, lo, hi)``
     that maps the element whose draw starts at word ``j`` of a block: a one-word
-    kind maps its own word alone, as a compiled-fast kernel wants."""
-    pair_map, value_map = kind.pair_map, kind.value_map
+    kind maps its own word alone, as a compiled-fast kernel wants.
+    ``value_map``: in place of the kind's own (of a kind without a pair map)."""
+    name = f"block_draw_{kind.name}" + (f"_{value_map.__name__}" if value_map else "")
+    pair_map, value_map = kind.pair_map, value_map or kind.value_map
 
     if kind.width == 4:
         def draw(x0, x1, x2, x3, j, params, table):
@@ -127,7 +130,7 @@ def block_draw(kind):
             value, accepted = value_map(lo, hi, params, table)
             return value, accepted, lo, hi
 
-    return named(f"block_draw_{kind.name}", draw)
+    return named(name, draw)
 
 
 def kernel_functions(kind, mark=None):
@@ -143,6 +146,21 @@ def kernel_functions(kind, mark=None):
     if kind.width == 1:
         value_map = pairwise(value_map)
     return value_map, kind.retry or no_retry(kind.value_map)
+
+
+def counted(value_map, retry):
+    """``value_map`` and ``retry`` of a kind whose f64 values are counts
+    (``Kind.counts``), made to give :func:`tandem.core.inversion.count64` of
+    each: the int64 a fill stores."""
+    def counted_map(lo, hi, params, table):
+        value, accepted = value_map(lo, hi, params, table)
+        return count64(value), accepted
+
+    def counted_retry(generator, r0, r1, r2, r3, g, lo, hi, params, table):
+        return count64(retry(generator, r0, r1, r2, r3, g, lo, hi, params, table))
+
+    return (named(f"counted_{value_map.__name__}", counted_map),
+            named(f"counted_{retry.__name__}", counted_retry))
 
 
 def made_here(kind, *functions):

@@ -66,6 +66,8 @@ def _elements(record, element_index, out):
     for i in np.flatnonzero(~accepted):
         d = (int(lo[i]), int(hi[i])) if kind.width == 4 else int(hi[i]) << 32 | int(lo[i])
         values[i] = _retry(record, int(positions[i]), d)
+    if kind.counts and out.dtype == np.int64:
+        values = oracle.count64(values)
     out[...] = values.astype(out.dtype, casting="unsafe")
 
 

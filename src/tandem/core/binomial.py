@@ -29,7 +29,7 @@ from .bijections import U64
 from .fmath import exp64, fma, log64
 from ._marks import inline
 from .inversion import TABLE_SIZE, count_below64, floor64, open_uniform64
-from .special import lgamma64, log1p64, log_factorial64
+from .special import log1p64, log_factorial64
 
 #: Means ``n p`` (with ``p <= 1/2``) below this take the inversion, the others BTRS.
 INVERSION_BELOW = 10.0
@@ -85,8 +85,8 @@ def _btrs(u, v, n, p):
         return False, k
     if squeezed:
         return True, k
-    h = lgamma64(m + 1.0) + lgamma64((n - m) + 1.0)
-    rhs = _btrs_rhs(k, m, n, p, h, lgamma64(k + 1.0) + lgamma64((n - k) + 1.0))
+    h = log_factorial64(m) + log_factorial64(n - m)
+    rhs = _btrs_rhs(k, m, n, p, h, log_factorial64(k) + log_factorial64(n - k))
     return lhs <= rhs, k
 
 

@@ -22,7 +22,9 @@ misses do, and the attempts after the first read blocks ``2**60 + 2 r``
 
 The parameter words are ``(d, c, m)`` for ``a >= 1`` and ``(a, -1/a,
 scale)`` for ``a < 1`` (``tandem.parametric`` makes them): the sign of the
-second tells them apart.
+second tells them apart.  The value's product is
+:func:`tandem.core.fmath.product`, so that a sum of values in the same
+kernel (beta's ``x + y``) rounds as on the CPU.
 
 :func:`gamma_large_first` and :func:`gamma_small_first` decide the first
 attempt of each case with no branch, for the kinds that scalar shapes take:
@@ -38,7 +40,7 @@ import numpy as np
 from .addressing import block_at, join64
 from .bijections import U64
 from ._marks import inline
-from .fmath import fma, log64, sincos2pi64
+from .fmath import fma, log64, product, sincos2pi64
 from .inversion import exp_wide64, open_uniform64
 from .normal import normal64_fast_table, normal64_miss_table
 
@@ -107,10 +109,10 @@ def gamma_first(d0, d1, p, c, m, table):
     if c > 0.0:
         z, fast = _normal_fast(d0, table)
         accepted, v = _large_accepts(z, open_uniform64(d1), p, c)
-        return m * v, fast & accepted
+        return product(m, v), fast & accepted
     accepted, x = _small_accepts(open_uniform64(d0), 0.0 - log64(open_uniform64(d1)), p,
                                  0.0 - c)
-    return x * m, accepted
+    return product(x, m), accepted
 
 
 @inline
@@ -120,7 +122,7 @@ def gamma_large_first(d0, d1, p, c, m, table):
     acceptances."""
     z, fast = _normal_fast(d0, table)
     accepted, v = _large_accepts_selected(z, open_uniform64(d1), p, c)
-    return m * v, fast & accepted
+    return product(m, v), fast & accepted
 
 
 @inline
@@ -129,7 +131,7 @@ def gamma_small_first(d0, d1, p, c, m, table):
     branches: the same values and acceptances."""
     accepted, x = _small_accepts_selected(open_uniform64(d0),
                                           0.0 - log64(open_uniform64(d1)), p, 0.0 - c)
-    return x * m, accepted
+    return product(x, m), accepted
 
 
 def _box_muller(x0, x1, x2, x3):
@@ -149,7 +151,7 @@ def gamma_retry(generator, k0, k1, k2, k3, g, d0, d1, p, c, m, table):
                                     d0 >> _THIRTY_TWO, table)
             accepted, v = _large_accepts(z, open_uniform64(d1), p, c)
             if accepted:
-                return m * v
+                return product(m, v)
     b = _RETRY_BLOCK
     while True:
         y0, y1, y2, y3 = block_at(generator, k0, k1, k2, k3, g, b + U64(1))
@@ -158,10 +160,10 @@ def gamma_retry(generator, k0, k1, k2, k3, g, d0, d1, p, c, m, table):
             accepted, v = _large_accepts(_box_muller(x0, x1, x2, x3),
                                          open_uniform64(join64(y0, y1)), p, c)
             if accepted:
-                return m * v
+                return product(m, v)
         else:
             e = 0.0 - log64(open_uniform64(join64(y2, y3)))
             accepted, x = _small_accepts(open_uniform64(join64(y0, y1)), e, p, 0.0 - c)
             if accepted:
-                return x * m
+                return product(x, m)
         b += U64(2)

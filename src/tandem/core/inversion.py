@@ -32,6 +32,9 @@ _EXP_OVERFLOW = 709.782712893384  # above log(max float64): inf
 _EXP_UNDERFLOW = -745.2  # below log(the least subnormal / 2): 0
 _HALF_OVERFLOW, _HALF_UNDERFLOW = 354.89, -372.6  # within half of those
 _TWO52 = 4503599627370496.0  # from here on every float64 is an integer
+#: Counts from here on are returned as the largest int64, as NumPy's geometric.
+COUNT_LIMIT = 2.0**63
+_INT64_MAX = np.int64(2**63 - 1)
 _INFINITY = float("inf")
 
 
@@ -143,6 +146,18 @@ def geometric_count(v, p):
     1 when ``p`` is 1."""
     k = ceil64(np.divide(log64(v), log1p64(0.0 - p)))
     return 1.0 if p == 1.0 else k
+
+
+def count64(k):
+    """The f64 count ``k`` (``k >= 0``) as an int64: ``k`` itself below
+    :data:`COUNT_LIMIT`, and the largest int64 from there on.
+
+    Examples
+    --------
+    >>> int(count64(3.0)), int(count64(1e300))
+    (3, 9223372036854775807)
+    """
+    return np.int64(k) if k < COUNT_LIMIT else _INT64_MAX
 
 
 #: Entries of the tables that :func:`count_below64` searches.

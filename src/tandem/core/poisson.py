@@ -29,7 +29,7 @@ from .bijections import U64
 from .fmath import exp64, fma, log64
 from .inversion import TABLE_SIZE, count_below64, floor64, open_uniform64
 from ._marks import inline
-from .special import lgamma64, log_factorial64
+from .special import log_factorial64
 
 #: Means below this take the inversion, the others PTRS.
 INVERSION_BELOW = 10.0
@@ -80,7 +80,7 @@ def _ptrs(u, v, lam):
         return True, k
     if refused:
         return False, k
-    return lhs <= fma(k, log64(lam), 0.0 - lam) - lgamma64(k + 1.0), k
+    return lhs <= fma(k, log64(lam), 0.0 - lam) - log_factorial64(k), k
 
 
 #: Counts that :func:`poisson_steps_first` searches before it leaves the rest
