@@ -104,3 +104,32 @@ def test_multinomial():
     with pytest.raises(ValueError, match="alpha"):
         g.dirichlet([1.0, -1.0])
     assert g.stream == ROOT
+
+
+def test_dirichlet_divides_by_the_sum_in_order():
+    """Gammas normalised by ((g0 + g1) + g2) + ..., the spec's order, for
+    more components than NumPy's pairwise sum keeps in order."""
+    alpha = np.linspace(0.5, 3.0, 11)
+    stream = ROOT.sub("dirichlet-order")
+    x, _ = multivariate.dirichlet(stream, alpha, 50)
+    g = tandem.parametric.at(stream, "standard_gamma",
+                             np.arange(50 * 11, dtype=np.uint64).reshape(50, 11), alpha)
+    for i in range(50):
+        total = 0.0
+        for value in g[i]:
+            total += value
+        assert np.array_equal(x[i], g[i] / total)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")  # the simulator's uint64 wraps
+@pytest.mark.parametrize("law,args", [
+    ("multivariate_normal", (MEAN, COV, (3, 4))), ("dirichlet", ([1.0, 2.0, 3.0], 5)),
+    ("dirichlet", ([0.01, 0.02, 0.05], 5)), ("multinomial", (100, [0.2, 0.3, 0.5], 5))])
+def test_cuda_kernels_equal_the_cpu(law, args):
+    """The CUDA backend's kernels (the rows' fixed-order product and sum) and
+    parts, in Numba's CUDA simulator (tests/conftest.py): the CPU's bits."""
+    stream = ROOT.sub("cuda").sub(law)
+    on_cuda, after = getattr(multivariate, law)(stream, *args, threads=32, backend="cuda")
+    on_cpu, cpu_after = getattr(multivariate, law)(stream, *args)
+    assert after == cpu_after and on_cuda.dtype == on_cpu.dtype
+    np.testing.assert_array_equal(on_cuda, on_cpu)

@@ -4,8 +4,10 @@ and ``multinomial``.
 ``multivariate_normal(mean, cov)`` draws the standard normals ``z`` of shape
 ``size + (k,)`` (the f64 normal fill, row after row) and returns
 ``mean + z M``, where ``cov = M^T M``.
-The product runs in a fixed order of fused multiply-adds, compiled here, so
-the same ``M`` gives the same bits on any machine.  ``M`` comes from
+The product runs in a fixed order of fused multiply-adds, compiled by the
+backends (``transformed_rows``; ``normalised_rows`` for dirichlet's sums),
+so the same ``M`` gives the same bits on any machine, and on a GPU
+(``device="cuda"``, a CuPy array).  ``M`` comes from
 tandem's own Cholesky factorisation (``method="cholesky"``, fixed-order
 ``fma`` and ``sqrt``: the same bits everywhere) or, as in NumPy, from
 LAPACK's ``svd`` (the default, as NumPy's) or ``eigh`` (whose last bits
@@ -20,6 +22,7 @@ import warnings
 import numpy as np
 
 from . import arrays, distributions, parametric
+from .distributions import _backend
 from .kinds import Real
 
 _METHODS = ("svd", "eigh", "cholesky")
@@ -27,15 +30,15 @@ _CHECKS = ("warn", "raise", "ignore")
 
 
 @functools.lru_cache(maxsize=None)
-def _kernels():
-    """The compiled Cholesky factorisation and product (built once)."""
+def _cholesky():
+    """The compiled Cholesky factorisation (built once)."""
     from numba import njit
 
     from . import core
     from .core.fmath import fma
 
     core.register()
-    digest = core.source_digest()  # in the kernels' closures: it keys their disk cache
+    digest = core.source_digest()  # in the kernel's closure: it keys its disk cache
 
     @njit(cache=True)
     def cholesky(a, out):
@@ -55,24 +58,14 @@ def _kernels():
                     out[r, c] = np.divide(acc, out[c, c])
         return True
 
-    @njit(cache=True)
-    def product(z, m, mean, out):
-        """``out[i, r] = mean[r] + sum_c z[i, c] m[c, r]``, the sum in order of ``c``."""
-        for i in range(z.shape[0] + (digest & 0)):
-            for r in range(m.shape[1]):
-                acc = mean[r]
-                for c in range(m.shape[0]):
-                    acc = fma(z[i, c], m[c, r], acc)
-                out[i, r] = acc
-
-    return cholesky, product
+    return cholesky
 
 
 def _factor(cov, method, check_valid, tol):
     """``M`` with ``cov = M^T M``, by ``method``."""
     if method == "cholesky":
         lower = np.zeros_like(cov)
-        if not _kernels()[0](cov, lower):
+        if not _cholesky()(cov, lower):
             raise np.linalg.LinAlgError("cov must be positive definite for "
                                         "method='cholesky'")
         return np.ascontiguousarray(lower.T)
@@ -94,7 +87,7 @@ def _factor(cov, method, check_valid, tol):
 
 
 def multivariate_normal(stream, mean, cov, size=None, check_valid="warn", tol=1e-8, *,
-                        method="svd", threads=None):
+                        method="svd", threads=None, device=None, backend=None):
     """Draws of the normal law of mean ``mean`` and covariance ``cov``:
     ``(values of shape size + (k,), next stream)``.
 
@@ -113,6 +106,11 @@ def multivariate_normal(stream, mean, cov, size=None, check_valid="warn", tol=1e
         The tolerance of that check.
     method : {"svd", "eigh", "cholesky"}
         How ``cov`` is factorised (see the module's docstring).
+    threads : int, optional
+        CPU threads (the values do not depend on them).
+    device : {"cpu", "cuda"}, optional
+        Where the draws are made: ``"cuda"`` returns a CuPy array with the
+        same bits (``cov`` is factorised on the host).
 
     Returns
     -------
@@ -147,16 +145,20 @@ def multivariate_normal(stream, mean, cov, size=None, check_valid="warn", tol=1e
         raise ValueError("mean and cov must be finite")
     shape = arrays.shape_of(size)
     shape = () if shape is None else tuple(shape)
+    device = arrays.check_device(device) or "cpu"
+    xp = arrays.module(device)
     factor = _factor(np.ascontiguousarray(cov), method, check_valid, tol)
-    z, after = distributions.normal(stream, shape + (k,), threads=threads)
+    z, after = distributions.normal(stream, shape + (k,), threads=threads, device=device,
+                                    backend=backend)
     rows = int(np.prod(shape, dtype=np.int64))
-    out = np.empty((rows, k))
+    out = xp.empty((rows, k))
     if rows and k:
-        _kernels()[1](z.reshape(rows, k), factor, mean, out)
+        _backend(backend or device).transformed_rows(
+            z.reshape(rows, k), xp.asarray(factor), xp.asarray(mean), out, threads)
     return out.reshape(shape + (k,)), after
 
 
-def dirichlet(stream, alpha, size=None, *, threads=None):
+def dirichlet(stream, alpha, size=None, *, threads=None, device=None, backend=None):
     """Dirichlet draws, NumPy's two ways: ``(values of shape size + (k,), next stream)``.
 
     Where the largest ``alpha`` is at least 0.1, row ``i`` is the
@@ -167,6 +169,7 @@ def dirichlet(stream, alpha, size=None, *, threads=None):
     ``r`` the rest, ``r`` times ``1 - v_j`` after (``8 (k - 1)`` words a row),
     and ``x_{k-1}`` the last rest; ``v_j`` is 0 where ``alpha[j]`` is 0 and 1
     where every later alpha is.  Zero alphas give zero components.
+    ``device="cuda"`` returns a CuPy array with the same bits.
 
     Examples
     --------
@@ -183,24 +186,29 @@ def dirichlet(stream, alpha, size=None, *, threads=None):
                          f"{alpha.shape}")
     alpha = Real("alpha", nonnegative=True, bound=1.0).check_array(alpha, np.dtype(np.float64))
     k = alpha.size
+    device = arrays.check_device(device) or "cpu"
+    xp = arrays.module(device)
     if alpha.max() >= 0.1:
         shape, rows, base = parametric.block_layout(stream, size, (), "", 4 * k)
-        blocks = np.arange(rows * k, dtype=np.uint64).reshape(rows, k)
-        g = parametric.at(base, "standard_gamma", blocks, alpha, threads=threads)
-        values = np.divide(g, np.sum(g, axis=1, keepdims=True))
+        blocks = xp.arange(rows * k, dtype=np.uint64).reshape(rows, k)
+        g = parametric.at(base, "standard_gamma", blocks, alpha, threads=threads,
+                          backend=backend)
+        values = xp.empty((rows, k))
+        if rows:
+            _backend(backend or device).normalised_rows(g, values, threads)
         words = 4 * k * rows
     else:
         shape, rows, base = parametric.block_layout(stream, size, (), "", 8 * (k - 1))
         tail = np.cumsum(alpha[::-1])[::-1]  # tail[j] = alpha[j] + ... + alpha[k-1]
-        values = np.empty((rows, k))
-        rest = np.ones(rows)
+        values = xp.empty((rows, k))
+        rest = xp.ones(rows)
         for j in range(k - 1):
-            elements = np.arange(rows, dtype=np.uint64) * np.uint64(k - 1) + np.uint64(j)
+            elements = xp.arange(rows, dtype=np.uint64) * np.uint64(k - 1) + np.uint64(j)
             if alpha[j] == 0 or tail[j + 1] == 0:  # nothing drawn: the stick's end
-                v = np.full(rows, 0.0 if alpha[j] == 0 else 1.0)
+                v = xp.full(rows, 0.0 if alpha[j] == 0 else 1.0)
             else:
                 v = parametric.beta_at(base, elements, np.asarray(alpha[j]),
-                                       np.asarray(tail[j + 1]), threads=threads)
+                                       np.asarray(tail[j + 1]), device, threads, backend)
             values[:, j] = rest * v
             rest = rest * (1.0 - v)
         values[:, k - 1] = rest
@@ -210,7 +218,7 @@ def dirichlet(stream, alpha, size=None, *, threads=None):
     return values.reshape(shape + (k,)), stream.at(base.position + words)
 
 
-def multinomial(stream, n, pvals, size=None, *, threads=None):
+def multinomial(stream, n, pvals, size=None, *, threads=None, device=None, backend=None):
     """Multinomial counts, NumPy's sequence of binomials: ``(int64 values of shape
     size + (k,), next stream)``.
 
@@ -218,6 +226,7 @@ def multinomial(stream, n, pvals, size=None, *, threads=None):
     ``(k - 1) i + j`` with the trials left and ``min(1, pvals[j] / rest)``,
     ``rest`` being 1 less ``pvals[0] + ... + pvals[j - 1]`` (in order); the
     last count is the trials left.  ``4 (k - 1)`` words a row.
+    ``device="cuda"`` returns a CuPy array with the same counts.
 
     Examples
     --------
@@ -239,15 +248,17 @@ def multinomial(stream, n, pvals, size=None, *, threads=None):
     n = int(Real("n", nonnegative=True, bound=2.0**52 / float(np.finfo(np.float64).max))
             .check(n, np.dtype(np.float64)))
     k = pvals.size
+    device = arrays.check_device(device) or "cpu"
+    xp = arrays.module(device)
     shape, rows, base = parametric.block_layout(stream, size, (), "", 4 * (k - 1))
-    counts = np.zeros((rows, k), dtype=np.int64)
-    left = np.full(rows, n, dtype=np.int64)
+    counts = xp.zeros((rows, k), dtype=np.int64)
+    left = xp.full(rows, n, dtype=np.int64)
     rest = 1.0
     for j in range(k - 1):
         p = min(1.0, pvals[j] / rest) if rest > 0 else 1.0
-        blocks = np.arange(rows, dtype=np.uint64) * np.uint64(k - 1) + np.uint64(j)
+        blocks = xp.arange(rows, dtype=np.uint64) * np.uint64(k - 1) + np.uint64(j)
         counts[:, j] = parametric.at(base, "binomial", blocks, left.astype(np.float64),
-                                     np.full(rows, p), threads=threads)
+                                     xp.full(rows, p), threads=threads, backend=backend)
         left = left - counts[:, j]
         rest -= pvals[j]
     counts[:, k - 1] = left

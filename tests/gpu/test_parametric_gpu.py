@@ -103,3 +103,20 @@ def test_gpu_array_parameters_equal_cpu(name, params):
     own = [p[index % 1000] if np.ndim(p) else p for p in params]  # each element's parameters
     at = parametric.at(stream, name, cupy.asarray(index), *own)
     np.testing.assert_array_equal(cupy.asnumpy(at), on_cpu.reshape(-1)[index])
+
+
+@pytest.mark.parametrize("law,args", [
+    ("multivariate_normal", ([0.5, -1.0], [[2.0, 0.6], [0.6, 1.0]], 2**18 + 3)),
+    ("dirichlet", ([1.0, 2.0, 3.0], 2**18 + 3)), ("dirichlet", ([0.01, 0.05], 2**16 + 3)),
+    ("multinomial", (100, [0.2, 0.3, 0.5], 2**16 + 3))])
+def test_gpu_multivariate_laws_equal_cpu(law, args):
+    import cupy
+
+    from tandem import multivariate
+
+    stream = tandem.Philox(20261202).sub("gpu-multivariate").sub(law)
+    on_gpu, after = getattr(multivariate, law)(stream, *args, device="cuda")
+    assert isinstance(on_gpu, cupy.ndarray)
+    on_cpu, cpu_after = getattr(multivariate, law)(stream, *args)
+    assert after == cpu_after
+    np.testing.assert_array_equal(cupy.asnumpy(on_gpu), on_cpu)

@@ -450,6 +450,46 @@ def two_parts(name, out, a, b, p, q, threads=None):
         _two_part_kernel(name)(out, a, b, p, q, step)
 
 
+@functools.lru_cache(maxsize=None)
+def _row_kernels():
+    from ..core.fmath import fma
+
+    digest = _SOURCES
+
+    @njit(parallel=True, cache=True)
+    def transformed(z, m, mean, out):
+        for i in prange(z.shape[0] + (digest & 0)):
+            for r in range(m.shape[1]):
+                acc = mean[r]
+                for c in range(m.shape[0]):
+                    acc = fma(z[i, c], m[c, r], acc)
+                out[i, r] = acc
+
+    @njit(parallel=True, cache=True)
+    def normalised(g, out):
+        for i in prange(g.shape[0] + (digest & 0)):
+            total = 0.0
+            for j in range(g.shape[1]):
+                total += g[i, j]
+            for j in range(g.shape[1]):
+                out[i, j] = np.divide(g[i, j], total)
+
+    return parallel.guarded(transformed), parallel.guarded(normalised)
+
+
+def transformed_rows(z, m, mean, out, threads=None):
+    """``out[i, r] = mean[r] + sum_c z[i, c] m[c, r]``: ``fma`` after ``fma`` in the
+    order of ``c`` (2-D f64 arrays, ``mean`` 1-D)."""
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, z.size)):
+        _row_kernels()[0](z, m, mean, out)
+
+
+def normalised_rows(g, out, threads=None):
+    """``out[i, j] = g[i, j] / (g[i, 0] + ... + g[i, k - 1])``, the sum in order."""
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, g.size)):
+        _row_kernels()[1](g, out)
+
+
 @njit(parallel=True, cache=True)
 def _bijection_rows(threefry, counter, key, rounds, out):
     for i in prange(counter.shape[0]):

@@ -796,3 +796,45 @@ def poisson_mixture_fill(mixing, poisson, out, mean_limit, ptrs_from, threads=No
     a, b = _args(mixing), _args(poisson)
     kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](
         out, *a[:6], *a[6:], *b[9:], np.float64(mean_limit), np.float64(ptrs_from))
+
+
+@functools.lru_cache(maxsize=None)
+def _row_kernels():
+    fma = core.fmath.fma
+
+    @_kernel(launch_bounds=MAX_THREADS)
+    def transformed(z, m, mean, out):
+        e = cuda.grid(1)
+        if e < out.size:
+            i, r = e // out.shape[1], e % out.shape[1]
+            acc = mean[r]
+            for c in range(m.shape[0]):
+                acc = fma(z[i, c], m[c, r], acc)
+            out[i, r] = acc
+
+    @_kernel(launch_bounds=MAX_THREADS)
+    def normalised(g, out):
+        i = cuda.grid(1)
+        if i < g.shape[0]:
+            total = 0.0
+            for j in range(g.shape[1]):
+                total += g[i, j]
+            for j in range(g.shape[1]):
+                out[i, j] = g[i, j] / total
+
+    return transformed, normalised
+
+
+def transformed_rows(z, m, mean, out, threads=None):
+    """``out[i, r] = mean[r] + sum_c z[i, c] m[c, r]``: ``fma`` after ``fma`` in the
+    order of ``c``, as the CPU's (2-D f64 device arrays, ``mean`` 1-D)."""
+    threads = _threads(threads)
+    _row_kernels()[0][max(-(-out.size // threads), 1), threads, _stream_of(out)](z, m, mean,
+                                                                                 out)
+
+
+def normalised_rows(g, out, threads=None):
+    """``out[i, j] = g[i, j] / (g[i, 0] + ... + g[i, k - 1])``, the sum in order,
+    as the CPU's."""
+    threads = _threads(threads)
+    _row_kernels()[1][max(-(-g.shape[0] // threads), 1), threads, _stream_of(out)](g, out)
