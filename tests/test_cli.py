@@ -46,7 +46,9 @@ def test_compile_fills_every_kind_with_both_bijections(monkeypatch):
         fill=lambda record, out, threads: saw("fill", record, out),
         addressed=lambda record, index, out, threads: saw("at", record, out),
         addressed_each=lambda record, index, each, out, threads: saw("each", record, out),
-        two_parts=lambda name, out, a, b, p, q, threads: seen.add(("two parts", name)))
+        two_parts=lambda name, out, a, b, p, q, threads: seen.add(("two parts", name)),
+        two_part_fill=lambda first, second, name, out, p, q, threads: seen.add(
+            ("two parts", name)))
     monkeypatch.setattr(distributions, "_backend", lambda name: recorder)
     monkeypatch.setattr(parametric, "_backend", lambda name: recorder)
     with np.errstate(invalid="ignore"):  # the recorder leaves the counts unwritten

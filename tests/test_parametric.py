@@ -403,6 +403,25 @@ def test_composed_laws(name):
     assert callable(getattr(Generator, name))
 
 
+@pytest.mark.parametrize("generator,name,params", [  # kernels test_composed_laws compiles,
+    (tandem.Philox, "standard_t", (5.0,)), (tandem.Philox, "f", (3.0, 7.0)),
+    (tandem.Philox, "wald", (1.5, 2.0)),
+    # and gamma's shapes below 1, and Threefry's blocks
+    (tandem.Philox, "beta", (0.7, 3.0)), (tandem.Threefry, "wald", (1.5, 2.0))])
+def test_one_kernel_of_two_parts_equals_its_parts(generator, name, params):
+    """Scalar parameters and 1,024 elements or more take the CPU's one kernel of
+    both parts and the value; parameters as arrays take the parts, each an
+    addressed fill, and a pass for the value: the same bits, whichever
+    regime each part's kind takes, and cut anywhere."""
+    draw = getattr(parametric, name)
+    stream = generator(20261202).sub("one-kernel").at(3)
+    whole, after = draw(stream, *params, 2500)
+    parts, parts_after = draw(stream, *[np.array([p]) for p in params], 2500)
+    assert after == parts_after and np.array_equal(whole, parts)
+    head, middle = draw(stream, *params, 1100)
+    assert np.array_equal(whole, np.concatenate([head, draw(middle, *params, 1400)[0]]))
+
+
 @pytest.mark.parametrize("n,p", [(0, 0.5), (20, 0.0), (20, 1.0), (1000, 0.001), (30, 0.3),
                                  (1000, 0.5), (1000, 0.97), (10**12, 1e-6), (10**9, 0.4)])
 def test_binomial_across_trials_and_probabilities(n, p):

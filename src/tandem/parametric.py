@@ -13,9 +13,11 @@ Array parameters choose, element by element, the kind of their regime
 (:attr:`Law.regimes`).  Laws of two parts (``standard_t``, ``f``,
 ``negative_binomial``, ``wald``, ``beta``) take 8 words an element, each
 part an element of another law computed alone (:func:`at`), and their value
-from :mod:`tandem.core.two_parts`; on the GPU, with scalar parameters, one
-kernel computes both parts and the value.  :data:`PARTS` holds the laws that
-exist only as parts.  ``docs/spec.md`` states each rule to the bit.
+from :mod:`tandem.core.two_parts`; with scalar parameters, one kernel
+computes both parts and the value (on the CPU from 1,024 elements), and
+``negative_binomial`` on the GPU is one kernel too.  :data:`PARTS` holds
+the laws that exist only as parts.  ``docs/spec.md`` states each rule to
+the bit.
 """
 
 from __future__ import annotations
@@ -520,9 +522,9 @@ def _composed(stream, size, first, second, combine=None, device=None, threads=No
                   backend=backend)
 
     backend = backend or device
-    if backend == "cuda" and combine is not None and not any(
+    if backend in ("cpu", "cuda") and combine is not None and n and not any(
             np.ndim(p) for p in (*first[1], *second[1], *combine[1])):
-        # scalar parameters on the GPU: both parts and their value in one kernel
+        # scalar parameters: both parts and their value in one kernel
         values = xp.empty(shape)
         records = [resolve(base, *_scalar_spec(name, *_prepare(name, params)[:2])[:3])
                    for name, params in (first, second)]

@@ -51,6 +51,17 @@ def _nan_marked(value_map, table):
     return maps.named(f"nan_marked_{value_map.__name__}", marked)
 
 
+def _with_table(value_map, table):
+    """``value_map`` reading ``table`` (None: its table argument) as a constant."""
+    if table is None:
+        return value_map
+
+    def constant(lo, hi, params, unused):
+        return value_map(lo, hi, params, table)
+
+    return maps.named(f"with_table_{value_map.__name__}", constant)
+
+
 # The maps are inlined at Numba's IR level so that LLVM vectorises the tiles.
 for _fn in kinds.functions():
     core.jitable_cpu(_fn, inline=True)
@@ -448,6 +459,120 @@ def two_parts(name, out, a, b, p, q, threads=None):
     step = 1 if p.size > 1 else 0
     with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
         _two_part_kernel(name)(out, a, b, p, q, step)
+
+
+@functools.lru_cache(maxsize=None)
+def _two_part_fill_kernel(first, second, name, generator):
+    """The one kernel of a law of two parts with scalar parameters: in each
+    tile, the blocks ``2 i`` and ``2 i + 1`` of element ``i`` staged, the
+    parts mapped from them (kinds ``first`` and ``second``, their misses
+    mended by their retries), and the value ``core.two_parts.<name>``."""
+    block_at = _BLOCK_AT[generator]
+    widths = [kinds.KINDS[k].width for k in (first, second)]
+    (map_a, retry_a), (map_b, retry_b) = (maps.kernel_functions(kinds.KINDS[k])
+                                          for k in (first, second))
+    for kind, fns in ((first, (map_a, retry_a)), (second, (map_b, retry_b))):
+        for fn in maps.made_here(kinds.KINDS[kind], *fns):
+            core.jitable_cpu(fn, inline=True)
+    # The kinds' tables as constants, not arguments (see _nan_marked).
+    map_a, map_b = (core.jitable_cpu(_with_table(m, kinds.KINDS[k].table), inline=True)
+                    for m, k in ((map_a, first), (map_b, second)))
+    value = core.jitable_cpu(maps.two_part(getattr(core.two_parts, name)), inline=True)
+    wide_a, wide_b = widths[0] == 4, widths[1] == 4
+    digest = _SOURCES
+
+    @njit(parallel=True, cache=True)
+    def fill(out, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
+             pb, tb, rb0, rb1, rb2, rb3, p, q, step):
+        n = out.size + (digest & 0)
+        first_block = start >> U64(2)
+        per_chunk = _CHUNK_BLOCKS // 2
+        for c in prange((n + per_chunk - 1) // per_chunk):
+            words = np.empty(8 * _TILE_BLOCKS, dtype=np.uint64)
+            a = np.empty(_TILE_BLOCKS)
+            b = np.empty(_TILE_BLOCKS)
+            accepted = np.empty(2 * _TILE_BLOCKS, dtype=np.bool_)
+            c_end = min(n, (c + 1) * per_chunk)
+            for t in range(c * per_chunk, c_end, _TILE_BLOCKS):
+                t_end = min(c_end, t + _TILE_BLOCKS)
+                for i in range(t, t_end):
+                    x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(2 * i))
+                    y0, y1, y2, y3 = block_at(k0, k1, k2, k3, lane,
+                                              first_block + U64(2 * i + 1))
+                    o = U64(8 * (i - t))  # unsigned: no negative-index fix-up
+                    words[o] = x0
+                    words[o + U64(1)] = x1
+                    words[o + U64(2)] = x2
+                    words[o + U64(3)] = x3
+                    words[o + U64(4)] = y0
+                    words[o + U64(5)] = y1
+                    words[o + U64(6)] = y2
+                    words[o + U64(7)] = y3
+                all_accepted = True
+                for i in range(t, t_end):
+                    o = U64(8 * (i - t))
+                    e = U64(i - t)
+                    lo_a = join64(words[o], words[o + U64(1)]) if wide_a else words[o]
+                    hi_a = (join64(words[o + U64(2)], words[o + U64(3)]) if wide_a
+                            else words[o + U64(1)])
+                    lo_b = (join64(words[o + U64(4)], words[o + U64(5)]) if wide_b
+                            else words[o + U64(4)])
+                    hi_b = (join64(words[o + U64(6)], words[o + U64(7)]) if wide_b
+                            else words[o + U64(5)])
+                    va, oka = map_a(lo_a, hi_a, pa, ta)
+                    vb, okb = map_b(lo_b, hi_b, pb, tb)
+                    a[e] = va
+                    b[e] = vb
+                    accepted[U64(2) * e] = oka
+                    accepted[U64(2) * e + U64(1)] = okb
+                    all_accepted &= oka & okb
+                if not all_accepted:
+                    for i in range(t, t_end):
+                        o = U64(8 * (i - t))
+                        e = i - t
+                        w = start + U64(8 * i)
+                        if not accepted[2 * e]:
+                            lo = join64(words[o], words[o + U64(1)]) if wide_a else words[o]
+                            hi = (join64(words[o + U64(2)], words[o + U64(3)]) if wide_a
+                                  else words[o + U64(1)])
+                            a[e] = retry_a(generator, ra0, ra1, ra2, ra3, w, lo, hi, pa, ta)
+                        if not accepted[2 * e + 1]:
+                            lo = (join64(words[o + U64(4)], words[o + U64(5)]) if wide_b
+                                  else words[o + U64(4)])
+                            hi = (join64(words[o + U64(6)], words[o + U64(7)]) if wide_b
+                                  else words[o + U64(5)])
+                            b[e] = retry_b(generator, rb0, rb1, rb2, rb3, w + U64(4), lo, hi,
+                                           pb, tb)
+                for i in range(t, t_end):
+                    j = i * step
+                    out[i] = value(a[i - t], b[i - t], p[j], q[j])
+
+    return parallel.guarded(fill)
+
+
+def two_part_fill(first, second, name, out, p, q, threads=None):
+    """The fill of a law of two parts in one kernel: ``out[i]`` is
+    ``core.two_parts.<name>`` of the element at word ``8 i`` of the fill
+    ``first`` and of ``second``'s at word ``8 i + 4``, with the law's
+    parameters ``p[j]``, ``q[j]`` (``j`` as for :func:`two_parts`); ``first``
+    and ``second`` are the parts' records, of one stream at one start (a
+    multiple of 4).  The same values as the parts computed alone, which is
+    how fewer than ``LEAN_BELOW`` elements are made (by the lean kernels,
+    which compile faster)."""
+    if out.size < LEAN_BELOW:
+        parts = []
+        for record, word in ((first, 0), (second, 4)):
+            index = np.arange(word // record.width, 8 * out.size // record.width,
+                              8 // record.width, dtype=np.uint64)
+            parts.append(np.empty(out.size))
+            addressed(record, index, parts[-1], threads)
+        two_parts(name, out, *parts, p, q, threads)
+        return
+    step = 1 if p.size > 1 else 0
+    a, b = _args(first), _args(second)
+    kernel = _two_part_fill_kernel(first.kind, second.kind, name, first.generator)
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
+        kernel(out, *a[:6], *a[6:], *b[7:], p, q, step)
 
 
 @functools.lru_cache(maxsize=None)
