@@ -52,14 +52,16 @@ def _nan_marked(value_map, table):
 
 
 def _with_table(value_map, table):
-    """``value_map`` reading ``table`` (None: its table argument) as a constant."""
+    """``value_map`` reading ``table`` (None: its table argument) as a constant,
+    registered for inlining (``value_map`` itself already is)."""
     if table is None:
         return value_map
 
     def constant(lo, hi, params, unused):
         return value_map(lo, hi, params, table)
 
-    return maps.named(f"with_table_{value_map.__name__}", constant)
+    return core.jitable_cpu(maps.named(f"with_table_{value_map.__name__}", constant),
+                            inline=True)
 
 
 # The maps are inlined at Numba's IR level so that LLVM vectorises the tiles.
@@ -475,7 +477,7 @@ def _two_part_fill_kernel(first, second, name, generator):
         for fn in maps.made_here(kinds.KINDS[kind], *fns):
             core.jitable_cpu(fn, inline=True)
     # The kinds' tables as constants, not arguments (see _nan_marked).
-    map_a, map_b = (core.jitable_cpu(_with_table(m, kinds.KINDS[k].table), inline=True)
+    map_a, map_b = (_with_table(m, kinds.KINDS[k].table)
                     for m, k in ((map_a, first), (map_b, second)))
     value = core.jitable_cpu(maps.two_part(getattr(core.two_parts, name)), inline=True)
     wide_a, wide_b = widths[0] == 4, widths[1] == 4
