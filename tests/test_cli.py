@@ -48,13 +48,17 @@ def test_compile_fills_every_kind_with_both_bijections(monkeypatch):
         addressed_each=lambda record, index, each, out, threads: saw("each", record, out),
         two_parts=lambda name, out, a, b, p, q, threads: seen.add(("two parts", name)),
         two_part_fill=lambda first, second, name, out, p, q, threads: seen.add(
-            ("two parts", name)))
+            ("two parts", name)),
+        poisson_mixture_fill=lambda mixing, poisson, out, mean_limit, ptrs_from, threads:
+            seen.add(("two parts", f"mixture of {mixing.kind}")),
+        johnk_fill=lambda record, out, threads: seen.add(("two parts", record.kind)))
     monkeypatch.setattr(distributions, "_backend", lambda name: recorder)
     monkeypatch.setattr(parametric, "_backend", lambda name: recorder)
     with np.errstate(invalid="ignore"):  # the recorder leaves the counts unwritten
         warmup.compile_all(progress=False)
     assert {s[1] for s in seen if s[0] == "two parts"} == {
-        "student_t", "fisher_f", "wald", "gamma_ratio"}
+        "student_t", "fisher_f", "wald", "gamma_ratio", "mixture of gamma_large64",
+        "mixture of gamma_small64", "beta_johnk64"}
     seen = {s for s in seen if s[0] != "two parts"}
     # a kind that scalar parameters never choose is warmed for array parameters;
     # the laws' own kinds with regimes are the rules the fills' kinds are held to

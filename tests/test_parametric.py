@@ -200,11 +200,12 @@ def test_unknown_law():
 FASTER = [
     ("poisson", (0.0,), "poisson_table64"), ("poisson", (1e-300,), "poisson_table64"),
     ("poisson", (3.0,), "poisson_table64"), ("poisson", (9.999,), "poisson_table64"),
-    ("poisson", (10.0,), "poisson_ptrs64"), ("poisson", (1e9,), "poisson_ptrs64"),
+    ("poisson", (10.0,), "poisson_ptrs_fixed64"), ("poisson", (1e9,), "poisson_ptrs_fixed64"),
     ("binomial", (0, 0.5), "binomial_table64"), ("binomial", (20, 0.1), "binomial_table64"),
     ("binomial", (7, 0.93), "binomial_table64"), ("binomial", (19, 0.5), "binomial_table64"),
-    ("binomial", (20, 0.5), "binomial_btrs64"), ("binomial", (1000, 0.7), "binomial_btrs64"),
-    ("binomial", (2**40, 1e-11), "binomial_btrs64"),
+    ("binomial", (20, 0.5), "binomial_btrs_fixed64"),
+    ("binomial", (1000, 0.7), "binomial_btrs_fixed64"),
+    ("binomial", (2**40, 1e-11), "binomial_btrs_fixed64"),
     ("standard_gamma", (1.0,), "gamma_large64"), ("gamma", (1e6, 2.0), "gamma_large64"),
     ("chisquare", (0.5,), "gamma_small64"), ("standard_gamma", (0.0,), "gamma_small64"),
     ("gamma", (1e-3, 2.0), "gamma_small64"), ("standard_gamma", (0.999,), "gamma_small64"),
@@ -407,12 +408,20 @@ def test_composed_laws(name):
     (tandem.Philox, "standard_t", (5.0,)), (tandem.Philox, "f", (3.0, 7.0)),
     (tandem.Philox, "wald", (1.5, 2.0)),
     # and gamma's shapes below 1, and Threefry's blocks
-    (tandem.Philox, "beta", (0.7, 3.0)), (tandem.Threefry, "wald", (1.5, 2.0))])
+    (tandem.Philox, "beta", (0.7, 3.0)), (tandem.Threefry, "wald", (1.5, 2.0)),
+    # the Poisson mixture's, with means on both sides of PTRS's 10,
+    (tandem.Philox, "negative_binomial", (4.0, 0.3)),
+    (tandem.Threefry, "negative_binomial", (0.5, 0.05)),
+    # and Jöhnk's beta, its retries in rounds: misses of 21 % and 50 %, and
+    # attempts whose X + Y underflows
+    (tandem.Philox, "beta", (0.5, 0.5)), (tandem.Threefry, "beta", (1.0, 1.0)),
+    (tandem.Philox, "beta", (1e-3, 1e-3))])
 def test_one_kernel_of_two_parts_equals_its_parts(generator, name, params):
     """Scalar parameters and 1,024 elements or more take the CPU's one kernel of
-    both parts and the value; parameters as arrays take the parts, each an
-    addressed fill, and a pass for the value: the same bits, whichever
-    regime each part's kind takes, and cut anywhere."""
+    both parts and the value (of Jöhnk's beta, of its one part); parameters
+    as arrays take the parts, each an addressed fill, and a pass for the
+    value: the same bits, whichever regime each part's kind takes, and cut
+    anywhere."""
     draw = getattr(parametric, name)
     stream = generator(20261202).sub("one-kernel").at(3)
     whole, after = draw(stream, *params, 2500)

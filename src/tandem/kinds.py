@@ -38,11 +38,12 @@ from .core.addressing import join64
 from .core.choice import alias_index
 from .core.fmath import fma
 from .core.beta import johnk_first, johnk_retry
-from .core.binomial import (binomial_btrs_first, binomial_first, binomial_retry,
-                             binomial_table_first)
+from .core.binomial import (binomial_btrs_first, binomial_btrs_fixed_first, binomial_first,
+                             binomial_retry, binomial_table_first)
 from .core.gamma import gamma_first, gamma_large_first, gamma_retry, gamma_small_first
-from .core.poisson import (poisson_first, poisson_inversion, poisson_ptrs_first, poisson_retry,
-                           poisson_steps_first, poisson_table_first)
+from .core.poisson import (poisson_first, poisson_inversion, poisson_ptrs_first,
+                           poisson_ptrs_fixed_first, poisson_retry, poisson_steps_first,
+                           poisson_table_first)
 from .core.vonmises import vonmises_first, vonmises_retry
 from .core.inversion import (
     cauchy_standard,
@@ -494,6 +495,10 @@ def map_poisson_ptrs64(lo, hi, params, table):
     return poisson_ptrs_first(lo, hi, as_float(params[0]))
 
 
+def map_poisson_ptrs_fixed64(lo, hi, params, table):
+    return poisson_ptrs_fixed_first(lo, hi, table)
+
+
 def map_poisson_steps64(lo, hi, params, table):
     return poisson_steps_first(lo, as_float(params[0]))
 
@@ -516,6 +521,10 @@ def map_binomial64(lo, hi, params, table):
 
 def map_binomial_btrs64(lo, hi, params, table):
     return binomial_btrs_first(lo, hi, as_float(params[0]), as_float(params[1]))
+
+
+def map_binomial_btrs_fixed64(lo, hi, params, table):
+    return binomial_btrs_fixed_first(lo, hi, as_float(params[0]), as_float(params[1]), table)
 
 
 def map_binomial_table64(lo, hi, params, table):
@@ -660,9 +669,12 @@ KINDS = {kind.name: kind for kind in (
     Kind("poisson64", 4, map_poisson64, oracle.poisson64, retry_poisson64,
          oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True, counts=True),
     # poisson64's values, branch-free so that the CPU's loop vectorises: PTRS
-    # from 10 on, and below, for a scalar mean, a table of the inversion's sums
-    # (tandem.core.poisson.inversion_table) that the fill brings.
+    # from 10 on; for a scalar mean, with PTRS's constants as the fill's table
+    # (tandem.core.poisson.ptrs_table), and below 10 a table of the
+    # inversion's sums (tandem.core.poisson.inversion_table).
     Kind("poisson_ptrs64", 4, map_poisson_ptrs64, oracle.poisson64, retry_poisson64,
+         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True, counts=True),
+    Kind("poisson_ptrs_fixed64", 4, map_poisson_ptrs_fixed64, oracle.poisson64, retry_poisson64,
          oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True, counts=True),
     Kind("poisson_table64", 4, map_poisson_table64, oracle.poisson64, staged=True, counts=True),
     # poisson64's values for means below 10 that differ by element: the
@@ -671,10 +683,14 @@ KINDS = {kind.name: kind for kind in (
          oracle.poisson64_miss, "tandem.poisson", miss_rate=0.03, deferred=True, counts=True),
     Kind("binomial64", 4, map_binomial64, oracle.binomial64, retry_binomial64,
          oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True, counts=True),
-    # binomial64's values, branch-free, for scalar parameters: BTRS where n p
-    # (p at most 1/2) is 10 or more, and a table of the inversion's sums below.
+    # binomial64's values, branch-free: BTRS where n p (p at most 1/2) is 10 or
+    # more; for scalar parameters, with BTRS's constants as the fill's table
+    # (tandem.core.binomial.btrs_table), and a table of the inversion's sums below.
     Kind("binomial_btrs64", 4, map_binomial_btrs64, oracle.binomial64, retry_binomial64,
          oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True, counts=True),
+    Kind("binomial_btrs_fixed64", 4, map_binomial_btrs_fixed64, oracle.binomial64,
+         retry_binomial64, oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15,
+         deferred=True, counts=True),
     Kind("binomial_table64", 4, map_binomial_table64, oracle.binomial64, staged=True, counts=True),
     # Jöhnk's beta, for both shapes at most 1 (tandem.core.beta).
     Kind("beta_johnk64", 4, map_beta_johnk64, oracle.beta_johnk64, retry_beta_johnk64,

@@ -22,6 +22,7 @@ the bit.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -159,15 +160,18 @@ def _binomial_regimes(n, p, _):
     return ("binomial_btrs64", btrs), ("binomial64", ~btrs)
 
 
+# Cached, so that repeated fills bring the same table, which a GPU then copies once.
+@functools.lru_cache(maxsize=256)
 def _poisson_faster(lam, *_):
     if lam >= poisson.INVERSION_BELOW:
-        return "poisson_ptrs64", None
+        return "poisson_ptrs_fixed64", poisson.ptrs_table(lam)
     return "poisson_table64", poisson.inversion_table(lam)
 
 
+@functools.lru_cache(maxsize=256)
 def _binomial_faster(n, p, _):
     if n * min(p, 1.0 - p) >= binomial.INVERSION_BELOW:
-        return "binomial_btrs64", None
+        return "binomial_btrs_fixed64", binomial.btrs_table(n, p)
     return "binomial_table64", binomial.inversion_table(n, p)
 
 
@@ -272,6 +276,11 @@ def _scalar_spec(name, kind, words, dtype=_F64):
     faster = law.faster and law.faster(*(float(w.view(np.float64)) for w in words))
     name, table = faster or (kind.name, None)
     return _spec(name, tuple(int(w) for w in words), dtype, table)
+
+
+def _scalar_record(stream, name, params):
+    """The fill record at ``stream`` of the law ``name`` with scalar ``params``."""
+    return resolve(stream, *_scalar_spec(name, *_prepare(name, params)[:2])[:3])
 
 
 def _fits(params_shape, shape, what, names):
@@ -526,8 +535,7 @@ def _composed(stream, size, first, second, combine=None, device=None, threads=No
             np.ndim(p) for p in (*first[1], *second[1], *combine[1])):
         # scalar parameters: both parts and their value in one kernel
         values = xp.empty(shape)
-        records = [resolve(base, *_scalar_spec(name, *_prepare(name, params)[:2])[:3])
-                   for name, params in (first, second)]
+        records = [_scalar_record(base, name, params) for name, params in (first, second)]
         _backend(backend).two_part_fill(*records, combine[0], arrays.flat(values),
                                         *_parameter_arrays(combine[1], shape, xp), threads)
     else:
@@ -632,22 +640,24 @@ def negative_binomial(stream, n, p, size=None, *, device=None, threads=None, bac
         raise ValueError(f"the mean n (1 - p) / p must be at most 2**50, as the Poisson "
                          "means it mixes stay below 2**52")
     mixing = ("gamma", (n, scale))
-    if (backend or device) == "cuda" and not (n.ndim or p.ndim):
-        return _poisson_mixture(stream, size, mixing, device, threads)
+    if (backend or arrays.check_device(device) or "cpu") in ("cpu", "cuda") and not (
+            n.ndim or p.ndim):
+        return _poisson_mixture(stream, size, mixing, device, backend, threads)
     return _composed(stream, size, mixing, ("poisson", lambda y: (np.minimum(y, _LAM_MAX),)),
                      None, device, threads, backend)
 
 
-def _poisson_mixture(stream, size, mixing, device, threads):
-    """:func:`negative_binomial`'s fill on the GPU in one kernel, for the scalar
-    parameters of the mixing law ``mixing`` (``(law name, parameters)``)."""
+def _poisson_mixture(stream, size, mixing, device, backend, threads):
+    """:func:`negative_binomial`'s fill in one kernel, for the scalar parameters
+    of the mixing law ``mixing`` (``(law name, parameters)``)."""
     _check_stream(stream)
     shape, n, base = block_layout(stream, size, (), "n and p")
     values = arrays.module(arrays.check_device(device) or "cpu").empty(shape, dtype=np.int64)
-    mixing_record = resolve(base, *_scalar_spec(mixing[0], *_prepare(*mixing)[:2])[:3])
+    mixing_record = _scalar_record(base, *mixing)
     poisson_record = resolve(base, KINDS["poisson_ptrs64"])
-    _backend("cuda").poisson_mixture_fill(mixing_record, poisson_record, arrays.flat(values),
-                                          _LAM_MAX, poisson.INVERSION_BELOW, threads)
+    _backend(backend or arrays.check_device(device) or "cpu").poisson_mixture_fill(
+        mixing_record, poisson_record, arrays.flat(values), _LAM_MAX, poisson.INVERSION_BELOW,
+        threads)
     return (values[()] if size is None else values), stream.at(base.position + _COMPOSED_WORDS * n)
 
 
@@ -699,8 +709,14 @@ def beta(stream, a, b, size=None, *, device=None, threads=None, backend=None):
     if a.ndim or b.ndim:  # else scalars: the kernels of scalar parameters
         a, b = np.broadcast_to(a, shape).reshape(-1), np.broadcast_to(b, shape).reshape(-1)
     device = arrays.check_device(device) or "cpu"
-    elements = arrays.module(device).arange(n, dtype=np.uint64)
-    values = beta_at(base, elements, a, b, device, threads, backend).reshape(shape)
+    xp = arrays.module(device)
+    if (backend or device) in ("cpu", "cuda") and not a.ndim:  # Jöhnk's, in one kernel
+        values = xp.empty(shape)
+        _backend(backend or device).johnk_fill(_scalar_record(base, "beta_johnk", (a, b)),
+                                              arrays.flat(values), threads)
+    else:
+        values = beta_at(base, xp.arange(n, dtype=np.uint64), a, b, device, threads,
+                         backend).reshape(shape)
     return (values[()] if size is None and not params_shape else values,
             stream.at(base.position + _COMPOSED_WORDS * n))
 

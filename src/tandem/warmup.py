@@ -90,9 +90,11 @@ def compile_all(progress=True) -> float:
 
 
 #: Laws of two parts, one call for each function that makes their values
-#: (tandem.core.two_parts).
+#: (tandem.core.two_parts), for the Poisson mixture of each mixing kind, and
+#: for Jöhnk's beta.
 TWO_PARTS = [("standard_t", (3.0,)), ("f", (2.0, 3.0)), ("wald", (1.0, 1.0)),
-             ("beta", (2.0, 3.0))]
+             ("beta", (2.0, 3.0)), ("negative_binomial", (1.0, 0.5)),
+             ("negative_binomial", (0.5, 0.5)), ("beta", (0.5, 0.5))]
 
 
 #: Parameters of the laws where ones will not do, one set for each kind that

@@ -62,6 +62,7 @@ def test_gpu_faster_kinds_equal_cpu(name, params, kind):
 
 TWO_PARTS = [("standard_t", (3.0,)), ("standard_t", ([1.0, 30.0],)), ("f", (2.0, 3.0)),
              ("wald", (1.0, 2.0)), ("beta", (2.0, 3.0)), ("beta", (0.5, 0.5)),
+             ("beta", (1.0, 1.0)), ("beta", (1e-3, 1e-3)),
              ("beta", ([0.5, 2.0], 0.7)), ("negative_binomial", (4.0, 0.3)),
              ("negative_binomial", (0.5, 0.05)), ("negative_binomial", ([4.0, 0.5], 0.3))]
 

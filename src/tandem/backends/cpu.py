@@ -25,6 +25,8 @@ from numba import njit, prange
 from .. import core, kinds, parallel
 from ..core import addressing
 from ..core.addressing import join64, philox_block_at, threefry_block_at
+from ..core.beta import johnk_first, johnk_value
+from ..core.inversion import count64
 from ..core.bijections import philox4x32_rounds, threefry4x32_rounds
 from . import maps
 
@@ -575,6 +577,202 @@ def two_part_fill(first, second, name, out, p, q, threads=None):
     kernel = _two_part_fill_kernel(first.kind, second.kind, name, first.generator)
     with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
         kernel(out, *a[:6], *a[6:], *b[7:], p, q, step)
+
+
+@functools.lru_cache(maxsize=None)
+def _poisson_mixture_fill_kernel(mixing, generator):
+    """The one kernel of a Poisson mixture with scalar parameters: in each tile,
+    the blocks ``2 i`` and ``2 i + 1`` of element ``i`` staged, the mean mapped
+    from the first (kind ``mixing``, its misses mended by its retry), then
+    the count from the second by both Poisson regimes' maps, selected by the
+    mean, and the misses of the regime taken mended by its retry."""
+    block_at = _BLOCK_AT[generator]
+    kind = kinds.KINDS[mixing]
+    if kind.width != 4:
+        raise ValueError(f"a mixing kind takes a block an element, not {kind.name!r}")
+    map_mean, retry_mean = maps.kernel_functions(kind)
+    for fn in maps.made_here(kind, map_mean, retry_mean):
+        core.jitable_cpu(fn, inline=True)
+    map_mean = _with_table(map_mean, kind.table)
+    steps, ptrs = kinds.KINDS["poisson_steps64"], kinds.KINDS["poisson_ptrs64"]
+    map_steps, retry_steps, map_ptrs, retry_ptrs = (steps.value_map, steps.retry,
+                                                    ptrs.value_map, ptrs.retry)
+    digest = _SOURCES
+
+    @njit(parallel=True, cache=True)
+    def fill(out, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
+             rb0, rb1, rb2, rb3, mean_limit, ptrs_from):
+        n = out.size + (digest & 0)
+        first_block = start >> U64(2)
+        per_chunk = _CHUNK_BLOCKS // 2
+        for c in prange((n + per_chunk - 1) // per_chunk):
+            draws = np.empty(4 * _TILE_BLOCKS, dtype=np.uint64)
+            means = np.empty(_TILE_BLOCKS)
+            counts = np.empty(_TILE_BLOCKS)
+            accepted = np.empty(_TILE_BLOCKS, dtype=np.bool_)
+            c_end = min(n, (c + 1) * per_chunk)
+            for t in range(c * per_chunk, c_end, _TILE_BLOCKS):
+                t_end = min(c_end, t + _TILE_BLOCKS)
+                for i in range(t, t_end):
+                    x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(2 * i))
+                    y0, y1, y2, y3 = block_at(k0, k1, k2, k3, lane,
+                                              first_block + U64(2 * i + 1))
+                    o = U64(4 * (i - t))  # unsigned: no negative-index fix-up
+                    draws[o] = join64(x0, x1)
+                    draws[o + U64(1)] = join64(x2, x3)
+                    draws[o + U64(2)] = join64(y0, y1)
+                    draws[o + U64(3)] = join64(y2, y3)
+                all_accepted = True
+                for i in range(t, t_end):
+                    o = U64(4 * (i - t))
+                    value, ok = map_mean(draws[o], draws[o + U64(1)], pa, ta)
+                    means[U64(i - t)] = value
+                    accepted[U64(i - t)] = ok
+                    all_accepted &= ok
+                if not all_accepted:
+                    for i in range(t, t_end):
+                        o = U64(4 * (i - t))
+                        if not accepted[i - t]:
+                            means[i - t] = retry_mean(generator, ra0, ra1, ra2, ra3,
+                                                      start + U64(8 * i), draws[o],
+                                                      draws[o + U64(1)], pa, ta)
+                all_accepted = True
+                for i in range(t, t_end):
+                    o = U64(4 * (i - t))
+                    e = U64(i - t)
+                    pb = (np.float64(min(means[e], mean_limit)).view(np.uint64), _ZERO, _ZERO)
+                    large, ok_large = map_ptrs(draws[o + U64(2)], draws[o + U64(3)], pb, ta)
+                    small, ok_small = map_steps(draws[o + U64(2)], draws[o + U64(3)], pb, ta)
+                    ptrs_taken = means[e] >= ptrs_from
+                    counts[e] = large if ptrs_taken else small
+                    ok = ok_large if ptrs_taken else ok_small
+                    accepted[e] = ok
+                    all_accepted &= ok
+                if not all_accepted:
+                    for i in range(t, t_end):
+                        o = U64(4 * (i - t))
+                        e = i - t
+                        if not accepted[e]:
+                            pb = (np.float64(min(means[e], mean_limit)).view(np.uint64), _ZERO,
+                                  _ZERO)
+                            w = start + U64(8 * i + 4)
+                            lo, hi = draws[o + U64(2)], draws[o + U64(3)]
+                            if means[e] >= ptrs_from:
+                                counts[e] = retry_ptrs(generator, rb0, rb1, rb2, rb3, w, lo, hi,
+                                                       pb, ta)
+                            else:
+                                counts[e] = retry_steps(generator, rb0, rb1, rb2, rb3, w, lo,
+                                                        hi, pb, ta)
+                for i in range(t, t_end):
+                    out[i] = count64(counts[i - t])
+
+    return parallel.guarded(fill)
+
+
+def poisson_mixture_fill(mixing, poisson, out, mean_limit, ptrs_from, threads=None):
+    """A Poisson mixture (``negative_binomial``) in one kernel: ``out[i]`` (int64)
+    is the Poisson count at word ``8 i + 4`` whose mean is ``min(y, mean_limit)``,
+    ``y`` the element of the fill ``mixing`` at word ``8 i``; the count is
+    ``poisson_ptrs64``'s from mean ``ptrs_from`` on, else ``poisson_steps64``'s
+    (the regimes of ``parametric.LAWS["poisson"]``).  ``mixing`` and ``poisson``
+    are records of one stream at one start, a multiple of 4 (``poisson``:
+    either Poisson kind's, for its retry key)."""
+    a, b = _args(mixing), _args(poisson)
+    kernel = _poisson_mixture_fill_kernel(mixing.kind, mixing.generator)
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
+        kernel(out, *a, *b[9:], np.float64(mean_limit), np.float64(ptrs_from))
+
+
+@functools.lru_cache(maxsize=None)
+def _johnk_fill_kernel(generator):
+    """The one kernel of Jöhnk's beta with scalar shapes, element ``i`` from block
+    ``2 i``: in each tile, the first attempts by selects, then the misses'
+    retries in rounds, attempt ``r`` of every pending miss at once (by
+    selects too), an underflowed attempt's value by
+    :func:`tandem.core.beta.johnk_value`."""
+    block_at = _BLOCK_AT[generator]
+    digest = _SOURCES
+
+    @njit(parallel=True, cache=True)
+    def fill(out, k0, k1, k2, k3, lane, start, a, b, r0, r1, r2, r3):
+        n = out.size + (digest & 0)
+        first_block = start >> U64(2)
+        per_chunk = _CHUNK_BLOCKS // 2
+        for c in prange((n + per_chunk - 1) // per_chunk):
+            draws = np.empty(2 * _TILE_BLOCKS, dtype=np.uint64)
+            values = np.empty(_TILE_BLOCKS)
+            accepted = np.empty(_TILE_BLOCKS, dtype=np.bool_)
+            pending = np.empty(_TILE_BLOCKS, dtype=np.uint64)
+            c_end = min(n, (c + 1) * per_chunk)
+            for t in range(c * per_chunk, c_end, _TILE_BLOCKS):
+                t_end = min(c_end, t + _TILE_BLOCKS)
+                for i in range(t, t_end):
+                    x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(2 * i))
+                    o = U64(2 * (i - t))  # unsigned: no negative-index fix-up
+                    draws[o] = join64(x0, x1)
+                    draws[o + U64(1)] = join64(x2, x3)
+                all_accepted = True
+                for i in range(t, t_end):
+                    o = U64(2 * (i - t))
+                    value, ok = johnk_first(draws[o], draws[o + U64(1)], a, b)
+                    out[i] = value
+                    accepted[U64(i - t)] = ok
+                    all_accepted &= ok
+                if all_accepted:
+                    continue
+                count = 0
+                for i in range(t, t_end):
+                    o = U64(2 * (i - t))
+                    if accepted[i - t]:
+                        continue
+                    if out[i] == 0.0:  # underflowed: accepted by the retry's first step
+                        out[i] = johnk_value(draws[o], draws[o + U64(1)], a, b)
+                    else:
+                        pending[count] = U64(i)
+                        count += 1
+                r = U64(0)
+                while count:
+                    for k in range(count):
+                        x0, x1, x2, x3 = block_at(r0, r1, r2, r3, start + U64(8) * pending[k], r)
+                        o = U64(2 * k)
+                        draws[o] = join64(x0, x1)
+                        draws[o + U64(1)] = join64(x2, x3)
+                    for k in range(count):
+                        o = U64(2 * k)
+                        value, ok = johnk_first(draws[o], draws[o + U64(1)], a, b)
+                        values[U64(k)] = value
+                        accepted[U64(k)] = ok
+                    kept = 0
+                    for k in range(count):
+                        i = pending[k]
+                        if accepted[k]:
+                            out[i] = values[k]
+                        elif values[k] == 0.0:
+                            out[i] = johnk_value(draws[2 * k], draws[2 * k + 1], a, b)
+                        else:
+                            pending[kept] = i
+                            kept += 1
+                    count = kept
+                    r += U64(1)
+
+    return parallel.guarded(fill)
+
+
+def johnk_fill(record, out, threads=None):
+    """Jöhnk's beta (kind ``beta_johnk64``) in one kernel: ``out[i]`` is the
+    element of ``record``'s fill at block ``2 i`` (its draw at word ``8 i`` of a
+    start that is a multiple of 4), with its misses' retries in rounds: the
+    same values as ``addressed`` of those elements, which is how fewer than
+    ``LEAN_BELOW`` elements are made (by the lean kernels, which compile
+    faster)."""
+    if out.size < LEAN_BELOW:
+        addressed(record, np.arange(0, 2 * out.size, 2, dtype=np.uint64), out, threads)
+        return
+    args = _args(record)
+    a, b = (np.uint64(w).view(np.float64) for w in record.params[:2])
+    kernel = _johnk_fill_kernel(record.generator)
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
+        kernel(out, *args[1:7], a, b, *args[9:])
 
 
 @functools.lru_cache(maxsize=None)

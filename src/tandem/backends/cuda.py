@@ -52,6 +52,7 @@ SIMULATED = bool(config.ENABLE_CUDASIM)
 # This backend compiles its own copy of core, the kinds and the maps (see tandem._twin).
 core = _twin.module("core")
 addressing = _twin.module("core.addressing")
+_beta = _twin.module("core.beta")
 kinds = _twin.module("kinds")
 maps = _twin.module("backends.maps")
 join64 = addressing.join64
@@ -796,6 +797,52 @@ def poisson_mixture_fill(mixing, poisson, out, mean_limit, ptrs_from, threads=No
     a, b = _args(mixing), _args(poisson)
     kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](
         out, *a[:6], *a[6:], *b[9:], np.float64(mean_limit), np.float64(ptrs_from))
+
+
+@functools.lru_cache(maxsize=None)
+def _johnk_fill_kernel(generator):
+    block_at = _BLOCK_AT[generator]
+    johnk_first, johnk_value = _beta.johnk_first, _beta.johnk_value
+    as_float = kinds.as_float
+
+    @_kernel(launch_bounds=MAX_THREADS)
+    def fill(out, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3):
+        a, b = as_float(p0), as_float(p1)
+        n = U64(out.size)
+        stride = U64(cuda.gridsize(1))
+        first_block = start >> U64(2)
+        i = U64(cuda.grid(1))
+        first = True  # the element's first attempt, else its retry's attempt r
+        r = _ZERO
+        # One attempt a pass, by selects, so that a warp's threads stay in step
+        # whatever their elements' misses.
+        while i < n:
+            x0, x1, x2, x3 = block_at(
+                k0 if first else r0, k1 if first else r1, k2 if first else r2,
+                k3 if first else r3, lane if first else start + U64(8) * i,
+                first_block + U64(2) * i if first else r)
+            d0, d1 = join64(x0, x1), join64(x2, x3)
+            value, accepted = johnk_first(d0, d1, a, b)
+            if accepted or value == 0.0:  # 0: underflowed, which the retry accepts
+                out[i] = value if accepted else johnk_value(d0, d1, a, b)
+                i += stride
+                first = True
+                r = _ZERO
+            else:
+                r = r if first else r + U64(1)
+                first = False
+
+    return fill
+
+
+def johnk_fill(record, out, threads=None):
+    """Jöhnk's beta (kind ``beta_johnk64``) in one kernel: ``out[i]`` is the
+    element of ``record``'s fill at block ``2 i`` (its draw at word ``8 i`` of a
+    start that is a multiple of 4), each thread taking one attempt a pass
+    over a stride of elements."""
+    threads = _threads(threads)
+    blocks = max(min(-(-out.size // threads), _resident_blocks(threads)), 1)
+    _johnk_fill_kernel(record.generator)[blocks, threads, _stream_of(out)](out, *_args(record))
 
 
 @functools.lru_cache(maxsize=None)

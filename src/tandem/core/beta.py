@@ -44,11 +44,19 @@ def _johnk(u, v, a, b):
 def johnk_first(d0, d1, a, b):
     """``(value, accepted)`` of the first attempt on the draws ``(d0, d1)``, by
     selects, not branches: an attempt whose ``X + Y`` underflowed to 0 counts
-    as rejected here, and :func:`johnk_retry` gives its value."""
+    as rejected here, and :func:`johnk_retry` gives its value.  A rejected
+    attempt's value is 0 exactly where it underflowed (else ``X > 0``, since
+    ``Y <= 1 < X + Y``)."""
     x = exp_wide64(np.divide(log64(open_uniform64(d0)), a))
     y = exp_wide64(np.divide(log64(open_uniform64(d1)), b))
     total = x + y
     return np.divide(x, max(total, _SMALLEST)), (total <= 1.0) & (total > 0.0)
+
+
+def johnk_value(d0, d1, a, b):
+    """The value of an accepted attempt on the draws ``(d0, d1)``, underflowed or
+    not (what :func:`johnk_first` leaves to :func:`johnk_retry`)."""
+    return _johnk(open_uniform64(d0), open_uniform64(d1), a, b)[1]
 
 
 def johnk_retry(generator, k0, k1, k2, k3, g, d0, d1, a, b):

@@ -28,7 +28,7 @@ from .addressing import block_at, join64
 from .bijections import U64
 from .fmath import exp64, fma, log64
 from ._marks import inline
-from .inversion import TABLE_SIZE, count_below64, floor64, open_uniform64
+from .inversion import TABLE_SIZE, count_below64, float_at, floor64, open_uniform64
 from .special import log1p64, log_factorial64
 
 #: Means ``n p`` (with ``p <= 1/2``) below this take the inversion, the others BTRS.
@@ -53,50 +53,59 @@ def binomial_inversion(u, n, p):
 
 
 @inline
-def _btrs_test(u, v, n, p):
-    """``(k, squeezed, refused, lhs, m)`` of a BTRS attempt: its count, whether
-    the squeeze accepts it, whether it is refused outright, the left side of
-    the full test, ``log(V alpha / (a / us**2 + b))``, and the mode ``m``."""
+def _btrs_constants(n, p):
+    """``(a, b, centre, squeeze, alpha, m, h, log_ratio)``: what BTRS's tests
+    take from ``n`` and ``p`` alone: the hat's ``a`` and ``b``, ``n p + 1/2``,
+    the squeeze's bound on ``V``, ``alpha``, the mode ``m``, ``h = log m! +
+    log (n - m)!`` and ``log(p / q)``."""
     q = 1.0 - p
     spq = math.sqrt(n * p * q)
     b = fma(2.53, spq, 1.15)
     a = fma(0.0248, b, fma(0.01, p, -0.0873))
-    shifted = u - 0.5
-    us = 0.5 - abs(shifted)
-    k = floor64(fma(np.divide(a * 2.0, us) + b, shifted, fma(n, p, 0.5)))
-    refused = (k < 0.0) | (k > n)
-    squeezed = (us >= 0.07) & (v <= 0.92 - np.divide(4.2, b))
-    alpha = (2.83 + np.divide(5.1, b)) * spq
-    lhs = log64(np.divide(v * alpha, np.divide(a, us * us) + b))
-    return k, squeezed, refused, lhs, floor64(fma(n, p, p))
+    m = floor64(fma(n, p, p))
+    return (a, b, fma(n, p, 0.5), 0.92 - np.divide(4.2, b), (2.83 + np.divide(5.1, b)) * spq,
+            m, log_factorial64(m) + log_factorial64(n - m), log64(np.divide(p, q)))
 
 
 @inline
-def _btrs_rhs(k, m, n, p, h, log_factorials):
-    """The right side of BTRS's full test, with ``h = log m! + log (n - m)!`` and
-    ``log_factorials = log k! + log (n - k)!``."""
-    return fma(k - m, log64(np.divide(p, 1.0 - p)), h - log_factorials)
+def _btrs_attempt(u, v, n, a, b, centre, squeeze, alpha):
+    """``(k, squeezed, refused, lhs)`` of a BTRS attempt from the
+    :func:`_btrs_constants`: its count, whether the squeeze accepts it,
+    whether it is refused outright, and the left side of the full test,
+    ``log(V alpha / (a / us**2 + b))``."""
+    shifted = u - 0.5
+    us = 0.5 - abs(shifted)
+    k = floor64(fma(np.divide(a * 2.0, us) + b, shifted, centre))
+    refused = (k < 0.0) | (k > n)
+    squeezed = (us >= 0.07) & (v <= squeeze)
+    lhs = log64(np.divide(v * alpha, np.divide(a, us * us) + b))
+    return k, squeezed, refused, lhs
+
+
+@inline
+def _btrs_rhs(k, m, h, log_ratio, log_factorials):
+    """The right side of BTRS's full test, with ``log_factorials = log k! +
+    log (n - k)!``."""
+    return fma(k - m, log_ratio, h - log_factorials)
 
 
 def _btrs(u, v, n, p):
     """``(accepted, k)`` of one BTRS attempt on ``U = u - 1/2`` and ``V = v``."""
-    k, squeezed, refused, lhs, m = _btrs_test(u, v, n, p)
+    a, b, centre, squeeze, alpha, m, h, log_ratio = _btrs_constants(n, p)
+    k, squeezed, refused, lhs = _btrs_attempt(u, v, n, a, b, centre, squeeze, alpha)
     if refused:
         return False, k
     if squeezed:
         return True, k
-    h = log_factorial64(m) + log_factorial64(n - m)
-    rhs = _btrs_rhs(k, m, n, p, h, log_factorial64(k) + log_factorial64(n - k))
-    return lhs <= rhs, k
+    return lhs <= _btrs_rhs(k, m, h, log_ratio, log_factorial64(k) + log_factorial64(n - k)), k
 
 
 @inline
-def _btrs_first(u, v, n, p):
+def _btrs_selected(u, v, n, a, b, centre, squeeze, alpha, m, h, log_ratio):
     """``(k, accepted)`` of :func:`_btrs`, by selects, not branches."""
-    k, squeezed, refused, lhs, m = _btrs_test(u, v, n, p)
+    k, squeezed, refused, lhs = _btrs_attempt(u, v, n, a, b, centre, squeeze, alpha)
     k_safe = min(max(k, 0.0), n)
-    h = log_factorial64(m) + log_factorial64(n - m)
-    rhs = _btrs_rhs(k, m, n, p, h, log_factorial64(k_safe) + log_factorial64(n - k_safe))
+    rhs = _btrs_rhs(k, m, h, log_ratio, log_factorial64(k_safe) + log_factorial64(n - k_safe))
     return k, (not refused) & (squeezed | (lhs <= rhs))
 
 
@@ -123,8 +132,29 @@ def binomial_btrs_first(d0, d1, n, p):
     branches, so that a fill's loop vectorises: the same counts and
     acceptances."""
     small, flipped = _folded(n, p)
-    k, accepted = _btrs_first(open_uniform64(d0), open_uniform64(d1), n, small)
+    a, b, centre, squeeze, alpha, m, h, log_ratio = _btrs_constants(n, small)
+    k, accepted = _btrs_selected(open_uniform64(d0), open_uniform64(d1), n, a, b, centre,
+                                 squeeze, alpha, m, h, log_ratio)
     return (n - k if flipped else k), accepted
+
+
+def btrs_table(n, p):
+    """BTRS's constants for ``n`` trials of ``p`` (``n min(p, 1 - p) >= 10``), as
+    uint64 words of f64s: :func:`_btrs_constants` of ``min(p, 1 - p)``, for
+    :func:`binomial_btrs_fixed_first`."""
+    small, _ = _folded(n, p)
+    return np.array(_btrs_constants(n, small), dtype=np.float64).view(np.uint64)
+
+
+@inline
+def binomial_btrs_fixed_first(d0, d1, n, p, table):
+    """:func:`binomial_btrs_first` for one ``(n, p)``, whose constants a fill
+    computes once (its :func:`btrs_table`): the same counts and acceptances."""
+    k, accepted = _btrs_selected(open_uniform64(d0), open_uniform64(d1), n, float_at(table, 0),
+                                 float_at(table, 1), float_at(table, 2), float_at(table, 3),
+                                 float_at(table, 4), float_at(table, 5), float_at(table, 6),
+                                 float_at(table, 7))
+    return (n - k if p > 0.5 else k), accepted
 
 
 def inversion_table(n, p):

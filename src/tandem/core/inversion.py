@@ -165,10 +165,16 @@ TABLE_SIZE = 64
 
 
 @inline
+def float_at(table, j):
+    """Entry ``j`` of ``table``, a uint64 word, as the f64 of its bits."""
+    return np.uint64(table[j]).view(np.float64)
+
+
+@inline
 def _below(table, k, step, u):
     """``k + step`` if entry ``k + step - 1`` of ``table`` is below ``u``, else ``k``."""
     # Arithmetic, not a conditional, which trips Numba's SSA check once inlined.
-    return k + step * np.int64(u > np.uint64(table[k + step - 1]).view(np.float64))
+    return k + step * np.int64(u > float_at(table, k + step - 1))
 
 
 @inline

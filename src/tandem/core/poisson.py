@@ -27,7 +27,7 @@ import numpy as np
 from .addressing import block_at, join64
 from .bijections import U64
 from .fmath import exp64, fma, log64
-from .inversion import TABLE_SIZE, count_below64, floor64, open_uniform64
+from .inversion import TABLE_SIZE, count_below64, float_at, floor64, open_uniform64
 from ._marks import inline
 from .special import log_factorial64
 
@@ -58,29 +58,41 @@ def _ptrs_hat(lam):
 
 
 @inline
-def _ptrs_test(u, v, lam):
-    """``(k, squeezed, refused, lhs)`` of a PTRS attempt: its count, whether the
-    squeeze accepts it, whether it is refused outright, and the left side of
-    the full test, ``log(V / alpha) - log(a / us**2 + b)``."""
+def _ptrs_constants(lam):
+    """``(a, b, squeeze, log_inv_alpha, log_lam)``: what PTRS's tests take from
+    the mean alone (the squeeze's bound on ``V``, ``log(1 / alpha)`` and
+    ``log lam``)."""
     a, b = _ptrs_hat(lam)
+    squeeze = 0.9277 - np.divide(3.6224, b - 2.0)
+    inv_alpha = 1.1239 + np.divide(1.1328, b - 3.4)
+    return a, b, squeeze, log64(inv_alpha), log64(lam)
+
+
+@inline
+def _ptrs_attempt(u, v, lam, a, b, squeeze, log_inv_alpha, log_lam):
+    """``(k, squeezed, refused, lhs, rhs)`` of a PTRS attempt from the mean's
+    :func:`_ptrs_constants`: its count, whether the squeeze accepts it,
+    whether it is refused outright, and the two sides of the full test,
+    ``log(V / alpha) - log(a / us**2 + b)`` and ``k log lam - lam - log k!``."""
     shifted = u - 0.5
     us = 0.5 - abs(shifted)
     k = floor64(fma(np.divide(a * 2.0, us) + b, shifted, lam) + 0.43)
-    squeezed = (us >= 0.07) & (v <= 0.9277 - np.divide(3.6224, b - 2.0))
+    squeezed = (us >= 0.07) & (v <= squeeze)
     refused = (k < 0.0) | ((us < 0.013) & (v > us))
-    inv_alpha = 1.1239 + np.divide(1.1328, b - 3.4)
-    lhs = (log64(v) + log64(inv_alpha)) - log64(np.divide(a, us * us) + b)
-    return k, squeezed, refused, lhs
+    lhs = (log64(v) + log_inv_alpha) - log64(np.divide(a, us * us) + b)
+    return k, squeezed, refused, lhs, fma(k, log_lam, 0.0 - lam) - log_factorial64(k)
 
 
 def _ptrs(u, v, lam):
     """``(accepted, k)`` of one PTRS attempt on ``U = u - 1/2`` and ``V = v``."""
-    k, squeezed, refused, lhs = _ptrs_test(u, v, lam)
+    a, b, squeeze, log_inv_alpha, log_lam = _ptrs_constants(lam)
+    k, squeezed, refused, lhs, rhs = _ptrs_attempt(u, v, lam, a, b, squeeze, log_inv_alpha,
+                                                   log_lam)
     if squeezed:
         return True, k
     if refused:
         return False, k
-    return lhs <= fma(k, log64(lam), 0.0 - lam) - log_factorial64(k), k
+    return lhs <= rhs, k
 
 
 #: Counts that :func:`poisson_steps_first` searches before it leaves the rest
@@ -139,11 +151,18 @@ def poisson_table_first(d0, table):
 
 
 @inline
-def _ptrs_first(u, v, lam):
+def _ptrs_selected(u, v, lam, a, b, squeeze, log_inv_alpha, log_lam):
     """``(k, accepted)`` of :func:`_ptrs`, by selects, not branches."""
-    k, squeezed, refused, lhs = _ptrs_test(u, v, lam)
-    rhs = fma(k, log64(lam), 0.0 - lam) - log_factorial64(k)
+    k, squeezed, refused, lhs, rhs = _ptrs_attempt(u, v, lam, a, b, squeeze, log_inv_alpha,
+                                                   log_lam)
     return k, squeezed | ((not refused) & (lhs <= rhs))
+
+
+def ptrs_table(lam):
+    """PTRS's constants for the mean ``lam`` (at least 10), as uint64 words of
+    f64s: ``lam``, then :func:`_ptrs_constants`, for
+    :func:`poisson_ptrs_fixed_first`."""
+    return np.array((lam, *_ptrs_constants(lam)), dtype=np.float64).view(np.uint64)
 
 
 def poisson_first(d0, d1, lam):
@@ -159,7 +178,18 @@ def poisson_first(d0, d1, lam):
 def poisson_ptrs_first(d0, d1, lam):
     """:func:`poisson_first` for ``lam >= 10``, by selects, not branches, so
     that a fill's loop vectorises: the same counts and acceptances."""
-    return _ptrs_first(open_uniform64(d0), open_uniform64(d1), lam)
+    a, b, squeeze, log_inv_alpha, log_lam = _ptrs_constants(lam)
+    return _ptrs_selected(open_uniform64(d0), open_uniform64(d1), lam, a, b, squeeze,
+                          log_inv_alpha, log_lam)
+
+
+@inline
+def poisson_ptrs_fixed_first(d0, d1, table):
+    """:func:`poisson_ptrs_first` for one mean, whose constants a fill computes
+    once (its :func:`ptrs_table`): the same counts and acceptances."""
+    return _ptrs_selected(open_uniform64(d0), open_uniform64(d1), float_at(table, 0),
+                          float_at(table, 1), float_at(table, 2), float_at(table, 3),
+                          float_at(table, 4), float_at(table, 5))
 
 
 def poisson_retry(generator, k0, k1, k2, k3, g, lam):
