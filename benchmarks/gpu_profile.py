@@ -8,7 +8,7 @@ then the Brownian walks of ``benchmarks/walk_kernels.py`` (``--only NAME``:
 the rows whose name contains NAME).  It prints, for the second
 launch of each row's kernels, the kernel time, the warp instructions per
 16 bytes written (or per particle-step), how busy the schedulers' issue
-slots were, DRAM throughput and registers.  A fill whose issue slots are
+slots were, DRAM throughput, registers, and how busy the FP64 pipe was.  A fill whose issue slots are
 near 100 % while DRAM is far from it is bound by its instruction count: at
 the H200's 132 x 4 warp instructions a clock, that count sets its roof.
 """
@@ -27,6 +27,7 @@ METRICS = {
     "dram__throughput.avg.pct_of_peak_sustained_elapsed": "DRAM %",
     "sm__warps_active.avg.pct_of_peak_sustained_active": "occupancy %",
     "launch__registers_per_thread": "registers",
+    "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active": "FP64 pipe %",
 }
 
 
@@ -145,19 +146,19 @@ def main():
 
 def print_table(rows):
     print("| row | kernel | µs | instructions per 16 B written (walks: per step) | "
-          "issue active % | DRAM % | occupancy % | registers |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+          "issue active % | DRAM % | occupancy % | registers | FP64 pipe % |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for label, kernel, m in rows:
         name, _, amount = label.rpartition("|")
         units = _number(amount.split()[-1]) / (1 if amount.startswith("steps") else 16)
-        issue, dram, occupancy, registers = (m[key] for key in list(METRICS)[2:])
+        issue, dram, occupancy, registers, fp64 = (m[key] for key in list(METRICS)[2:])
         # ncu counts warp instructions: 32 threads' worth each.
         kernel = next((k for k in ("mend", "fill", "walk32", "walk64") if k in kernel),
                       kernel[:30])
         print(f"| {name} | {kernel} | "
               f"{m['gpu__time_duration.sum'] / 1e3:.0f} | "
               f"{m['smsp__inst_executed.sum'] * 32 / units:.1f} | {issue:.1f} | {dram:.1f} | "
-              f"{occupancy:.1f} | {registers:.0f} |")
+              f"{occupancy:.1f} | {registers:.0f} | {fp64:.1f} |")
 
 
 if __name__ == "__main__":

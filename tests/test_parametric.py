@@ -510,3 +510,46 @@ def test_vonmises_by_each_rule(mu, kappa):
     else:
         law = stats.uniform(-np.pi, 2 * np.pi)
     assert stats.kstest(d, law.cdf).pvalue > ALPHA
+
+
+#: Parameters of each kind marked ``attempts`` at which a fifth to a tenth of
+#: first attempts miss, and the table its fills bring.
+ATTEMPTS = {"poisson64": ((30.0,), None), "poisson_ptrs64": ((1e6,), None),
+            "poisson_ptrs_fixed64": ((30.0,), "ptrs"), "binomial64": ((100.0, 0.3), None),
+            "binomial_btrs64": ((100.0, 0.7), None),
+            "binomial_btrs_fixed64": ((1000.0, 0.7), "btrs")}
+
+
+@pytest.mark.parametrize("name", sorted(ATTEMPTS))
+def test_a_kinds_retry_is_its_maps_attempts_where_it_says_so(name):
+    """``Kind.attempts``, on which the GPU's one-attempt-a-pass fill rests: the
+    retry of a missed first attempt equals the first attempt that the value
+    map accepts on blocks 0, 1, ... of the element's lane of the continuation
+    key (plain Python: the core functions themselves)."""
+    from tandem.core import binomial, poisson
+    from tandem.core.addressing import block_at, join64
+
+    kind = KINDS[name]
+    assert kind.attempts and kind.width == 4 and {k.name for k in KINDS.values()
+                                                  if k.attempts} == set(ATTEMPTS)
+    params, table = ATTEMPTS[name]
+    table = {"ptrs": lambda: poisson.ptrs_table(*params),
+             "btrs": lambda: binomial.btrs_table(*params), None: lambda: None}[table]()
+    words = tuple(int(w) for w in np.array(params + (0.0,) * (3 - len(params))).view(np.uint64))
+    key = (11, 22, 33, 44)
+    draws = np.random.default_rng(5).integers(0, 2**64, size=(400, 2), dtype=np.uint64)
+    missed = 0
+    for lo, hi in draws:
+        if kind.value_map(lo, hi, words, table)[1]:
+            continue
+        missed += 1
+        g = np.uint64(4 * missed)
+        r = np.uint64(0)
+        while True:
+            x0, x1, x2, x3 = block_at(0, *(np.uint64(k) for k in key), g, r)
+            value, accepted = kind.value_map(join64(x0, x1), join64(x2, x3), words, table)
+            if accepted:
+                break
+            r += np.uint64(1)
+        assert kind.retry(0, *(np.uint64(k) for k in key), g, lo, hi, words, table) == value
+    assert missed >= 20

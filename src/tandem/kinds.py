@@ -239,6 +239,11 @@ class Kind:
     counts : bool
         The values are counts held in f64; a fill into int64 stores
         :func:`tandem.core.inversion.count64` of each.
+    attempts : bool
+        A block-an-element kind whose retry is the value map's attempts on
+        blocks ``r = 0, 1, ...`` of lane ``g`` (the element's first word) of
+        the continuation key, the first accepted giving the value: a GPU
+        fill then takes one attempt a pass in each thread, with no mend.
     """
 
     name: str
@@ -257,6 +262,7 @@ class Kind:
     waves: int = 1
     pair_map: Optional[Callable] = None
     counts: bool = False
+    attempts: bool = False
 
     def __repr__(self):
         return f"Kind({self.name!r}, width={self.width})"
@@ -667,30 +673,35 @@ KINDS = {kind.name: kind for kind in (
     # Counts as f64 (tandem.core.poisson); PTRS rejects about 10 % from mean 10 on.
     # The law's rule in one kind, as gamma64.
     Kind("poisson64", 4, map_poisson64, oracle.poisson64, retry_poisson64,
-         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True, counts=True),
+         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True, counts=True,
+         attempts=True),
     # poisson64's values, branch-free so that the CPU's loop vectorises: PTRS
     # from 10 on; for a scalar mean, with PTRS's constants as the fill's table
     # (tandem.core.poisson.ptrs_table), and below 10 a table of the
     # inversion's sums (tandem.core.poisson.inversion_table).
     Kind("poisson_ptrs64", 4, map_poisson_ptrs64, oracle.poisson64, retry_poisson64,
-         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True, counts=True),
+         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True, counts=True,
+         attempts=True),
     Kind("poisson_ptrs_fixed64", 4, map_poisson_ptrs_fixed64, oracle.poisson64, retry_poisson64,
-         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True, counts=True),
+         oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True, counts=True,
+         attempts=True),
     Kind("poisson_table64", 4, map_poisson_table64, oracle.poisson64, staged=True, counts=True),
     # poisson64's values for means below 10 that differ by element: the
     # inversion's first SEARCH_STEPS counts by selects, the rest by its loop.
     Kind("poisson_steps64", 4, map_poisson_steps64, oracle.poisson64, retry_poisson_steps64,
          oracle.poisson64_miss, "tandem.poisson", miss_rate=0.03, deferred=True, counts=True),
     Kind("binomial64", 4, map_binomial64, oracle.binomial64, retry_binomial64,
-         oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True, counts=True),
+         oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True, counts=True,
+         attempts=True),
     # binomial64's values, branch-free: BTRS where n p (p at most 1/2) is 10 or
     # more; for scalar parameters, with BTRS's constants as the fill's table
     # (tandem.core.binomial.btrs_table), and a table of the inversion's sums below.
     Kind("binomial_btrs64", 4, map_binomial_btrs64, oracle.binomial64, retry_binomial64,
-         oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True, counts=True),
+         oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15, deferred=True, counts=True,
+         attempts=True),
     Kind("binomial_btrs_fixed64", 4, map_binomial_btrs_fixed64, oracle.binomial64,
          retry_binomial64, oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15,
-         deferred=True, counts=True),
+         deferred=True, counts=True, attempts=True),
     Kind("binomial_table64", 4, map_binomial_table64, oracle.binomial64, staged=True, counts=True),
     # Jöhnk's beta, for both shapes at most 1 (tandem.core.beta).
     Kind("beta_johnk64", 4, map_beta_johnk64, oracle.beta_johnk64, retry_beta_johnk64,

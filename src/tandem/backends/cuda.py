@@ -650,6 +650,11 @@ def fill(record, out, threads=None):
     threads = _threads(threads)
     kind = kinds.KINDS[record.kind]
     dtype = np.dtype(out.dtype)
+    if kind.attempts and record.start % 4 == 0:
+        counted = kind.counts and dtype == np.int64
+        _launch_attempts(_attempts_fill_kernel(kind.name, record.generator, counted), record,
+                         out, threads)
+        return
     fill_kernel, mend_kernel = _kernels(kind.name, record.generator, dtype, kind.persistent)[:2]
     head, groups, shift = layout(out.size, record.start, kind.width, dtype.itemsize,
                                  _address(out))
@@ -799,32 +804,36 @@ def poisson_mixture_fill(mixing, poisson, out, mean_limit, ptrs_from, threads=No
         out, *a[:6], *a[6:], *b[9:], np.float64(mean_limit), np.float64(ptrs_from))
 
 
-@functools.lru_cache(maxsize=None)
-def _johnk_fill_kernel(generator):
+def _attempts_kernel(value_map, settled, generator, spacing):
+    """A fill of a block-an-element kind whose retry is its value map's attempts
+    on blocks ``r = 0, 1, ...`` of lane ``g`` (the element's first word) of the
+    continuation key: ``out[i]`` from block ``spacing i`` (the draw at word
+    ``4 spacing i``), each thread taking one attempt a pass, by selects, so
+    that a warp's threads stay in step whatever their elements' misses.
+    ``settled(d0, d1, value, accepted, params)`` is ``(value, done)`` of an
+    attempt on the draws ``(d0, d1)``."""
     block_at = _BLOCK_AT[generator]
-    johnk_first, johnk_value = _beta.johnk_first, _beta.johnk_value
-    as_float = kinds.as_float
+    words = U64(4 * spacing)
 
     @_kernel(launch_bounds=MAX_THREADS)
     def fill(out, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3):
-        a, b = as_float(p0), as_float(p1)
+        params = (p0, p1, p2)
         n = U64(out.size)
         stride = U64(cuda.gridsize(1))
         first_block = start >> U64(2)
         i = U64(cuda.grid(1))
         first = True  # the element's first attempt, else its retry's attempt r
         r = _ZERO
-        # One attempt a pass, by selects, so that a warp's threads stay in step
-        # whatever their elements' misses.
         while i < n:
             x0, x1, x2, x3 = block_at(
                 k0 if first else r0, k1 if first else r1, k2 if first else r2,
-                k3 if first else r3, lane if first else start + U64(8) * i,
-                first_block + U64(2) * i if first else r)
+                k3 if first else r3, lane if first else start + words * i,
+                first_block + U64(spacing) * i if first else r)
             d0, d1 = join64(x0, x1), join64(x2, x3)
-            value, accepted = johnk_first(d0, d1, a, b)
-            if accepted or value == 0.0:  # 0: underflowed, which the retry accepts
-                out[i] = value if accepted else johnk_value(d0, d1, a, b)
+            value, accepted = value_map(d0, d1, params, table)
+            value, done = settled(d0, d1, value, accepted, params)
+            if done:
+                out[i] = value
                 i += stride
                 first = True
                 r = _ZERO
@@ -835,14 +844,47 @@ def _johnk_fill_kernel(generator):
     return fill
 
 
+def _accepted(d0, d1, value, accepted, params):
+    return value, accepted
+
+
+def _johnk_settled(d0, d1, value, accepted, params):
+    """Jöhnk's attempt is done where accepted, and where ``X + Y`` underflowed
+    (its missed value 0), which the retry accepts."""
+    if accepted:
+        return value, True
+    if value == 0.0:
+        return _beta.johnk_value(d0, d1, kinds.as_float(params[0]), kinds.as_float(params[1])), True
+    return value, False
+
+
+for _fn in (_accepted, _johnk_settled):
+    _jitable(_fn)
+
+
+@functools.lru_cache(maxsize=None)
+def _attempts_fill_kernel(name, generator, counted):
+    value_map = _functions(name, generator, counted)[0]
+    return _attempts_kernel(value_map, _accepted, generator, 1)
+
+
+@functools.lru_cache(maxsize=None)
+def _johnk_fill_kernel(generator):
+    return _attempts_kernel(_functions("beta_johnk64", generator, False)[0], _johnk_settled,
+                            generator, 2)
+
+
+def _launch_attempts(kernel, record, out, threads):
+    threads = _threads(threads)
+    blocks = max(min(-(-out.size // threads), _resident_blocks(threads)), 1)
+    kernel[blocks, threads, _stream_of(out)](out, *_args(record))
+
+
 def johnk_fill(record, out, threads=None):
     """Jöhnk's beta (kind ``beta_johnk64``) in one kernel: ``out[i]`` is the
     element of ``record``'s fill at block ``2 i`` (its draw at word ``8 i`` of a
-    start that is a multiple of 4), each thread taking one attempt a pass
-    over a stride of elements."""
-    threads = _threads(threads)
-    blocks = max(min(-(-out.size // threads), _resident_blocks(threads)), 1)
-    _johnk_fill_kernel(record.generator)[blocks, threads, _stream_of(out)](out, *_args(record))
+    start that is a multiple of 4), one attempt a pass (``_attempts_kernel``)."""
+    _launch_attempts(_johnk_fill_kernel(record.generator), record, out, threads)
 
 
 @functools.lru_cache(maxsize=None)

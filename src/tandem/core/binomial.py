@@ -16,6 +16,8 @@ and its count is returned as an f64 (exact: ``n < 2**53``).  With
 :func:`binomial_table_first` (the inversion read off :func:`inversion_table`)
 and :func:`binomial_btrs_first` decide the first attempt with no branch, for
 the kinds that scalar parameters take: the same counts.
+:func:`binomial_btrs_fixed_first` reads BTRS's constants for one ``(n, p)``
+from its :func:`btrs_table`, computed once a fill.
 
 Guaranteed across versions: each function's output for each input.
 """

@@ -15,7 +15,8 @@ and its count is returned as an f64 (exact: counts stay below ``2**53``).
 and :func:`poisson_ptrs_first` decide the first attempt with no branch, for
 the kinds that scalar means take, and :func:`poisson_steps_first` for means
 below 10 that differ by element (``docs/spec.md``, *Kinds with a law's
-values*): the same counts.
+values*): the same counts.  :func:`poisson_ptrs_fixed_first` reads PTRS's
+constants for one mean from its :func:`ptrs_table`, computed once a fill.
 
 Guaranteed across versions: each function's output for each input.
 """
