@@ -23,7 +23,10 @@ import numba
 import numpy as np
 
 import tandem
+import tandem.multivariate
 import tandem.parametric
+
+import _multivariate
 
 PEERS = {"PCG64": np.random.PCG64, "Philox": np.random.Philox, "SFC64": np.random.SFC64}
 KINDS = {
@@ -46,6 +49,9 @@ KINDS = {
                         lambda g, o: g.standard_exponential(out=o, dtype=np.float32)),
     "exponential f64": (np.float64, lambda s, o, t: s.exponential(out=o, threads=t),
                         lambda g, o: g.standard_exponential(out=o)),
+    "uniform f64, Threefry": (np.float64,
+                              lambda s, o, t: tandem.Threefry(s.key[0]).random(out=o, threads=t),
+                              lambda g, o: g.random(out=o)),
     "exponential f64, inv": (np.float64,
                              lambda s, o, t: s.exponential(out=o, threads=t, method="inv"),
                              lambda g, o: g.standard_exponential(out=o, method="inv")),
@@ -61,7 +67,8 @@ LAW_PARAMETERS = {"uniform": (-2.0, 3.0), "laplace": (1.0, 2.0), "logistic": (0.
                   "poisson(1e6)": (1e6,), "pareto": (3.0,), "geometric": (0.2,),
                   "standard_t": (5.0,), "f": (3.0, 7.0), "negative_binomial": (4.0, 0.3),
                   "binomial(100, 0.3)": (100, 0.3), "binomial(20, 0.1)": (20, 0.1),
-                  "beta(2, 3)": (2.0, 3.0), "beta(0.5, 0.5)": (0.5, 0.5), "wald": (1.0, 2.0)}
+                  "beta(2, 3)": (2.0, 3.0), "beta(0.5, 0.5)": (0.5, 0.5), "wald": (1.0, 2.0),
+                  "vonmises": (0.5, 2.0)}
 
 
 def _law_rows(label, params):
@@ -79,7 +86,22 @@ def _law_rows(label, params):
     return np.float64, ours, theirs
 
 
+def _multivariate_rows(name, params):
+    """The rate counts the laws' scalar values, ``DIMENSION`` a row."""
+    dtype = np.int64 if name == "multinomial" else np.float64
+
+    def ours(s, o, t):
+        getattr(tandem.multivariate, name)(s, *params, o.size // _multivariate.DIMENSION,
+                                           threads=t)
+
+    def theirs(g, o):
+        getattr(g, name)(*params, size=o.size // _multivariate.DIMENSION)
+
+    return dtype, ours, theirs
+
+
 KINDS.update({label: _law_rows(label, params) for label, params in LAW_PARAMETERS.items()})
+KINDS.update({label: _multivariate_rows(*law) for label, law in _multivariate.LAWS.items()})
 CHOICE_CATEGORIES = 2**16
 
 

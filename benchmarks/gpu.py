@@ -28,6 +28,8 @@ import numpy as np  # noqa: E402
 
 import tandem  # noqa: E402
 
+import _multivariate  # noqa: E402
+
 
 def timed(run, calls, repeats):
     """Median seconds per call."""
@@ -114,7 +116,8 @@ LAW_PARAMETERS = {"uniform": (-2.0, 3.0), "laplace": (1.0, 2.0), "logistic": (0.
                   "lognormal": (0.0, 1.0), "pareto": (3.0,), "geometric": (0.2,),
                   "standard_gamma(2)": (2.0,), "standard_gamma(0.5)": (0.5,),
                   "chisquare(3)": (3.0,), "poisson(3)": (3.0,), "poisson(30)": (30.0,),
-                  "binomial(20, 0.1)": (20, 0.1), "binomial(100, 0.3)": (100, 0.3)}
+                  "binomial(20, 0.1)": (20, 0.1), "binomial(100, 0.3)": (100, 0.3),
+                  "vonmises": (0.5, 2.0)}
 
 
 # The laws of two parts, which allocate their output as CuPy's do.
@@ -154,6 +157,25 @@ def law_rows(n64):
         rows["law lognormal: torch"] = (f64, lambda: t64.log_normal_(0.0, 1.0))
     except ImportError as error:
         print(f"torch laws: skipped ({error})")
+    return rows
+
+
+
+
+def multivariate_rows(n64):
+    """tandem.multivariate's laws against CuPy's, ``n64`` scalar values each."""
+    from tandem import multivariate
+
+    s = tandem.Philox(2024)
+    rows = {}
+    for label, (name, params) in _multivariate.LAWS.items():
+        out = cp.empty(n64, cp.int64 if name == "multinomial" else cp.float64)
+        m = n64 // _multivariate.DIMENSION
+        rows[f"multivariate {label}: tandem"] = (out, lambda name=name, params=params, m=m:
+                                                     getattr(multivariate, name)(
+                                                         s, *params, m, device="cuda"))
+        rows[f"multivariate {label}: CuPy"] = (out, lambda name=name, params=params, m=m: getattr(
+            cp.random, name)(*params, size=m))
     return rows
 
 
@@ -295,12 +317,12 @@ def law_table(results):
     lines = ["\n| law | tandem TB/s | CuPy TB/s | tandem / CuPy | torch TB/s | tandem / torch |",
              "| --- | --- | --- | --- | --- | --- |"]
     for name, ours in results.items():
-        if not (name.startswith("law ") and name.endswith(": tandem")):
+        if not (name.startswith(("law ", "multivariate ")) and name.endswith(": tandem")):
             continue
-        law = name[len("law "):-len(": tandem")]
+        prefix, law = name[:-len(": tandem")].split(" ", 1)
         cells = []
         for peer in ("CuPy", "torch"):
-            theirs = results.get(f"law {law}: {peer}")
+            theirs = results.get(f"{prefix} {law}: {peer}")
             cells += [f"{theirs:.3f}", f"{ours / theirs:.2f}"] if theirs else ["-", "-"]
         lines.append(f"| {law} | {ours:.3f} | " + " | ".join(cells) + " |")
     return "\n".join(lines) if len(lines) > 2 else ""
@@ -340,6 +362,7 @@ def main():
             print(f"{name}: skipped ({type(error).__name__}: {error})")
     rows.update(tandem_rows(n32, n64))
     rows.update(law_rows(n64))
+    rows.update(multivariate_rows(n64))
 
     device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     print(f"device: {device}; {4 * n32 / 2**30:.2f} GiB per fill; "

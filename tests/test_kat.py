@@ -39,6 +39,13 @@ def _compiled_threefry(c, k, rounds):
     return bijections.threefry4x32_rounds(c[0], c[1], c[2], c[3], k[0], k[1], k[2], k[3], rounds)
 
 
+@numba.njit
+def _compiled_default(c, k, philox):
+    if philox:
+        return bijections.philox4x32(c[0], c[1], c[2], c[3], k[0], k[1])
+    return bijections.threefry4x32(c[0], c[1], c[2], c[3], k[0], k[1], k[2], k[3])
+
+
 @pytest.mark.parametrize("name,rounds,counter,key,expected", KAT)
 def test_public_array_function(name, rounds, counter, key, expected):
     assert getattr(tandem, name)(counter, key, rounds).tolist() == expected
@@ -70,6 +77,10 @@ def test_default_round_functions_and_stream_blocks(name, rounds, counter, key, e
     u = [np.uint64(x) for x in counter + key]
     f = bijections.philox4x32 if name == "philox4x32" else bijections.threefry4x32
     assert [int(x) for x in f(*u)] == expected
+    # compiled: threefry4x32 is its rounds written out, apart from threefry4x32_rounds
+    tandem.core.register()
+    c, k = np.array(counter, dtype=np.uint64), np.array(key + [0, 0], dtype=np.uint64)
+    assert [int(x) for x in _compiled_default(c, k, name == "philox4x32")] == expected
 
 
 def test_broadcasting_matches_rows():

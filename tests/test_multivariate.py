@@ -106,6 +106,27 @@ def test_multinomial():
     assert g.stream == ROOT
 
 
+@pytest.mark.parametrize("n,pvals,rows", [
+    (100, [0.2, 0.3, 0.5], 3000), (10**6, [0.1, 0.0, 0.6, 0.3], 300), (7, [0.5, 0.5, 0.0], 300),
+    (0, [1.0, 0.0], 30), (50, [0.0, 1.0, 0.0], 30), (9, [1.0], 30)])
+def test_multinomial_counts_are_the_rules_binomial_elements(n, pvals, rows):
+    """Count ``j`` of row ``i`` (one kernel a row) is the binomial law's element
+    at block ``(k - 1) i + j``, computed alone, with the trials left and
+    ``min(1, pvals[j] / rest)``; the last count is the trials left."""
+    stream = ROOT.sub("multinomial-rule").sub(str(n))
+    x, _ = multivariate.multinomial(stream, n, pvals, rows)
+    k = len(pvals)
+    left, rest = np.full(rows, n), 1.0
+    for j in range(k - 1):
+        p = min(1.0, pvals[j] / rest) if rest > 0 else 1.0
+        blocks = np.arange(rows, dtype=np.uint64) * np.uint64(k - 1) + np.uint64(j)
+        expected = tandem.parametric.at(stream, "binomial", blocks, left.astype(np.float64),
+                                        np.full(rows, p))
+        np.testing.assert_array_equal(x[:, j], expected)
+        left, rest = left - expected, rest - pvals[j]
+    np.testing.assert_array_equal(x[:, k - 1], left)
+
+
 def test_dirichlet_divides_by_the_sum_in_order():
     """Gammas normalised by ((g0 + g1) + g2) + ..., the spec's order, for
     more components than NumPy's pairwise sum keeps in order."""

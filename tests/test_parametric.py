@@ -209,6 +209,9 @@ FASTER = [
     ("standard_gamma", (1.0,), "gamma_large64"), ("gamma", (1e6, 2.0), "gamma_large64"),
     ("chisquare", (0.5,), "gamma_small64"), ("standard_gamma", (0.0,), "gamma_small64"),
     ("gamma", (1e-3, 2.0), "gamma_small64"), ("standard_gamma", (0.999,), "gamma_small64"),
+    ("vonmises", (0.0, 1e-8), "vonmises_rejection64"),
+    ("vonmises", (0.5, 4.0), "vonmises_rejection64"),
+    ("vonmises", (-1.0, 1e6), "vonmises_rejection64"), ("vonmises", (3.0, 0.99e-8), "vonmises64"),
 ]
 
 

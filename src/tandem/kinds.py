@@ -44,7 +44,7 @@ from .core.gamma import gamma_first, gamma_large_first, gamma_retry, gamma_small
 from .core.poisson import (poisson_first, poisson_inversion, poisson_ptrs_first,
                            poisson_ptrs_fixed_first, poisson_retry, poisson_steps_first,
                            poisson_table_first)
-from .core.vonmises import vonmises_first, vonmises_retry
+from .core.vonmises import vonmises_first, vonmises_rejection_first, vonmises_retry
 from .core.inversion import (
     cauchy_standard,
     exp_wide64,
@@ -224,8 +224,11 @@ class Kind:
         Rare misses: a compiled fill marks them NaN and mends them after the
         fast path, so that no vector lane or warp waits on one.
     staged : bool
-        The map gathers from a table: the CPU stages a tile's words before
-        mapping them, so that the bijection vectorises.
+        The CPU stages a tile's words before mapping them, so that the
+        bijection and the map vectorise in loops of their own: for maps that
+        gather from a table, which keeps the bijection scalar otherwise, and
+        for long maps (logarithms, sines), which LLVM vectorises worse in one
+        loop with the bijection.
     shared_words : int
         Words of ``table`` that a GPU fill copies to shared memory first.
     persistent : bool
@@ -521,6 +524,11 @@ def map_vonmises64(lo, hi, params, table):
     return vonmises_first(lo, hi, as_float(params[0]), as_float(params[1]), as_float(params[2]))
 
 
+def map_vonmises_rejection64(lo, hi, params, table):
+    return vonmises_rejection_first(lo, hi, as_float(params[0]), as_float(params[1]),
+                                    as_float(params[2]))
+
+
 def map_binomial64(lo, hi, params, table):
     return binomial_first(lo, hi, as_float(params[0]), as_float(params[1]))
 
@@ -642,16 +650,16 @@ KINDS = {kind.name: kind for kind in (
     Kind("choice", 2, map_choice, oracle.choice, staged=True, persistent=False),
     # By inversion of one open uniform (tandem.core.inversion), f64.
     Kind("uniform_range64", 2, map_uniform_range64, oracle.uniform_range64),
-    Kind("laplace64", 2, map_laplace64, oracle.laplace64),
-    Kind("logistic64", 2, map_logistic64, oracle.logistic64),
-    Kind("gumbel64", 2, map_gumbel64, oracle.gumbel64),
-    Kind("cauchy64", 2, map_cauchy64, oracle.cauchy64),
-    Kind("rayleigh64", 2, map_rayleigh64, oracle.rayleigh64),
-    Kind("weibull64", 2, map_weibull64, oracle.weibull64),
-    Kind("power64", 2, map_power64, oracle.power64),
+    Kind("laplace64", 2, map_laplace64, oracle.laplace64, staged=True),
+    Kind("logistic64", 2, map_logistic64, oracle.logistic64, staged=True),
+    Kind("gumbel64", 2, map_gumbel64, oracle.gumbel64, staged=True),
+    Kind("cauchy64", 2, map_cauchy64, oracle.cauchy64, staged=True),
+    Kind("rayleigh64", 2, map_rayleigh64, oracle.rayleigh64, staged=True),
+    Kind("weibull64", 2, map_weibull64, oracle.weibull64, staged=True),
+    Kind("power64", 2, map_power64, oracle.power64, staged=True),
     Kind("triangular64", 2, map_triangular64, oracle.triangular64),
-    Kind("pareto64", 2, map_pareto64, oracle.pareto64),
-    Kind("geometric64", 2, map_geometric64, oracle.geometric64, counts=True),
+    Kind("pareto64", 2, map_pareto64, oracle.pareto64, staged=True),
+    Kind("geometric64", 2, map_geometric64, oracle.geometric64, counts=True, staged=True),
     # exp of the f64 normal, misses and all: lognormal(m, s) is exp of normal(m, s).
     Kind("lognormal64", 2, map_lognormal64, oracle.lognormal64, retry_lognormal64,
          oracle.lognormal64_miss, "tandem.normal64", FAST_TABLE, _normal64_tables.MISS_RATE,
@@ -708,6 +716,10 @@ KINDS = {kind.name: kind for kind in (
          oracle.beta_johnk64_miss, "tandem.beta", miss_rate=0.5, deferred=True),
     Kind("vonmises64", 4, map_vonmises64, oracle.vonmises64, retry_vonmises64,
          oracle.vonmises64_miss, "tandem.vonmises", miss_rate=0.35, deferred=True),
+    # vonmises64's values, branch-free: Best and Fisher's case, kappa in [1e-8, 1e6].
+    Kind("vonmises_rejection64", 4, map_vonmises_rejection64, oracle.vonmises64,
+         retry_vonmises64, oracle.vonmises64_miss, "tandem.vonmises", miss_rate=0.35,
+         deferred=True),
 )}
 
 

@@ -5,7 +5,7 @@ and ``multinomial``.
 ``size + (k,)`` (the f64 normal fill, row after row) and returns
 ``mean + z M``, where ``cov = M^T M``.
 The product runs in a fixed order of fused multiply-adds, compiled by the
-backends (``transformed_rows``; ``normalised_rows`` for dirichlet's sums),
+backends (``transformed_rows``),
 so the same ``M`` gives the same bits on any machine, and on a GPU
 (``device="cuda"``, a CuPy array).  ``M`` comes from
 tandem's own Cholesky factorisation (``method="cholesky"``, fixed-order
@@ -23,7 +23,7 @@ import numpy as np
 
 from . import arrays, distributions, parametric
 from .distributions import _backend
-from .kinds import Real
+from .kinds import KINDS, Real, resolve
 
 _METHODS = ("svd", "eigh", "cholesky")
 _CHECKS = ("warn", "raise", "ignore")
@@ -190,9 +190,11 @@ def dirichlet(stream, alpha, size=None, *, threads=None, device=None, backend=No
     xp = arrays.module(device)
     if alpha.max() >= 0.1:
         shape, rows, base = parametric.block_layout(stream, size, (), "", 4 * k)
-        blocks = xp.arange(rows * k, dtype=np.uint64).reshape(rows, k)
-        g = parametric.at(base, "standard_gamma", blocks, alpha, threads=threads,
-                          backend=backend)
+        g = xp.empty((rows, k))
+        blocks = xp.arange(rows, dtype=np.uint64) * np.uint64(k)
+        for j in range(k):  # a column's scalar shape takes its kind's fastest fill
+            g[:, j] = parametric.at(base, "standard_gamma", blocks + np.uint64(j), alpha[j],
+                                    threads=threads, device=device, backend=backend)
         values = xp.empty((rows, k))
         if rows:
             _backend(backend or device).normalised_rows(g, values, threads)
@@ -251,15 +253,12 @@ def multinomial(stream, n, pvals, size=None, *, threads=None, device=None, backe
     device = arrays.check_device(device) or "cpu"
     xp = arrays.module(device)
     shape, rows, base = parametric.block_layout(stream, size, (), "", 4 * (k - 1))
-    counts = xp.zeros((rows, k), dtype=np.int64)
-    left = xp.full(rows, n, dtype=np.int64)
-    rest = 1.0
+    p, rest = np.empty(k), 1.0
     for j in range(k - 1):
-        p = min(1.0, pvals[j] / rest) if rest > 0 else 1.0
-        blocks = xp.arange(rows, dtype=np.uint64) * np.uint64(k - 1) + np.uint64(j)
-        counts[:, j] = parametric.at(base, "binomial", blocks, left.astype(np.float64),
-                                     xp.full(rows, p), threads=threads, backend=backend)
-        left = left - counts[:, j]
+        p[j] = min(1.0, pvals[j] / rest) if rest > 0 else 1.0
         rest -= pvals[j]
-    counts[:, k - 1] = left
+    counts = xp.empty((rows, k), dtype=np.int64)
+    if rows:
+        _backend(backend or device).multinomial_rows(
+            resolve(base, KINDS["binomial64"]), n, xp.asarray(p), counts, threads)
     return counts.reshape(shape + (k,)), stream.at(base.position + 4 * (k - 1) * rows)

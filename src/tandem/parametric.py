@@ -141,6 +141,20 @@ def _gamma_words(shape, scale):
                 np.where(large, d * scale, scale))
 
 
+def _vonmises_rejection(kappa):
+    """Where :func:`tandem.core.vonmises.vonmises_first` takes Best and Fisher's case."""
+    return (kappa >= 1e-8) & (kappa <= 1e6)
+
+
+def _vonmises_faster(mu, kappa, s):
+    return ("vonmises_rejection64", None) if _vonmises_rejection(kappa) else None
+
+
+def _vonmises_regimes(mu, kappa, s):
+    rejection = _vonmises_rejection(kappa)
+    return ("vonmises_rejection64", rejection), ("vonmises64", ~rejection)
+
+
 def _gamma_faster(p, c, m):
     return ("gamma_large64" if c > 0.0 else "gamma_small64"), None
 
@@ -215,7 +229,7 @@ LAWS = {
                     faster=_binomial_faster, regimes=_binomial_regimes),
     "vonmises": Law("vonmises64", (Real("mu", bound=1e-300), Real("kappa", nonnegative=True,
                                                                   bound=1e-10)),
-                    _vonmises_words),
+                    _vonmises_words, faster=_vonmises_faster, regimes=_vonmises_regimes),
     "pareto": Law("pareto64", (Real("a", positive=True, bound=1.0),), _shape_only),
     "normal": Law("normal64", (Real("loc"), Real("scale", nonnegative=True, bound=1 / 128)),
                   _located),

@@ -815,6 +815,41 @@ def normalised_rows(g, out, threads=None):
         _row_kernels()[1](g, out)
 
 
+@functools.lru_cache(maxsize=None)
+def _element_function(name, generator):
+    """The element of the kind ``name`` computed alone, callable from compiled
+    code: ``(generator, k0..k3, lane, w, params, table, r0..r3) -> value``
+    (the addressed kernels' values)."""
+    kind = kinds.KINDS[name]
+    value_map, retry = maps.kernel_functions(kind)
+    draw = core.jitable_cpu(maps.element_draw(kind.width, value_map, _BLOCK_AT[generator]))
+    return core.jitable_cpu(maps.element(draw, kind.retry and retry))
+
+
+@functools.lru_cache(maxsize=None)
+def _multinomial_rows_kernel(generator):
+    row = core.jitable_cpu(maps.multinomial_row(_element_function("binomial64", generator)))
+    digest = _SOURCES
+
+    @njit(parallel=True, cache=True)
+    def rows(out, trials, p, generator, k0, k1, k2, k3, lane, start, params, table,
+             r0, r1, r2, r3):
+        for i in prange(out.shape[0] + (digest & 0)):
+            row(out, i, trials, p, generator, k0, k1, k2, k3, lane, start, table, r0, r1, r2, r3)
+
+    return parallel.guarded(rows)
+
+
+def multinomial_rows(record, trials, p, out, threads=None):
+    """Multinomial counts, a row an element: ``out[i, j]`` (int64, ``j < k - 1``)
+    is element ``(k - 1) i + j`` of ``record``'s fill (kind ``binomial64``) with
+    the trials left in the row and ``p[j]``; ``out[i, k - 1]`` is the trials
+    left.  The same counts as those elements computed alone."""
+    kernel = _multinomial_rows_kernel(record.generator)
+    with _threads(_serial_below(_CHUNK_BLOCKS // 4, threads, out.shape[0])):
+        kernel(out, np.int64(trials), p, *_args(record))
+
+
 @njit(parallel=True, cache=True)
 def _bijection_rows(threefry, counter, key, rounds, out):
     for i in prange(counter.shape[0]):

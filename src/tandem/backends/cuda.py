@@ -888,6 +888,30 @@ def johnk_fill(record, out, threads=None):
 
 
 @functools.lru_cache(maxsize=None)
+def _multinomial_rows_kernel(generator):
+    row = _jitable(maps.multinomial_row(element_function("binomial64", generator)))
+
+    @_kernel(launch_bounds=MAX_THREADS)
+    def rows(out, trials, p, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            row(out, i, trials, p, generator, k0, k1, k2, k3, lane, start, table, r0, r1, r2, r3)
+
+    return rows
+
+
+def multinomial_rows(record, trials, p, out, threads=None):
+    """Multinomial counts, a row a thread: ``out[i, j]`` (int64, ``j < k - 1``)
+    is element ``(k - 1) i + j`` of ``record``'s fill (kind ``binomial64``) with
+    the trials left in the row and ``p[j]``; ``out[i, k - 1]`` is the trials
+    left.  The CPU's counts (:func:`tandem.backends.cpu.multinomial_rows`)."""
+    threads = _threads(threads)
+    kernel = _multinomial_rows_kernel(record.generator)
+    kernel[max(-(-out.shape[0] // threads), 1), threads, _stream_of(out)](
+        out, np.int64(trials), p, *_args(record))
+
+
+@functools.lru_cache(maxsize=None)
 def _row_kernels():
     fma = core.fmath.fma
 

@@ -90,6 +90,28 @@ def element(draw, retry):
     return named(f"element_{draw.__name__}", element)
 
 
+def multinomial_row(element):
+    """The function ``(out, i, trials, p, generator, k0..k3, lane, start, table,
+    r0..r3)`` that writes row ``i`` of multinomial counts into ``out`` (int64,
+    ``k`` columns): count ``j < k - 1`` is :func:`tandem.core.inversion.count64`
+    of the binomial element at block ``(k - 1) i + j`` (``element``: kind
+    ``binomial64``'s) with the trials left and ``p[j]``; the last count is the
+    trials left."""
+    def row(out, i, trials, p, generator, k0, k1, k2, k3, lane, start, table, r0, r1, r2, r3):
+        k = out.shape[1]
+        left = trials
+        for j in range(k - 1):
+            w = start + U64(4) * (U64(k - 1) * U64(i) + U64(j))
+            words = (np.float64(left).view(np.uint64), np.float64(p[j]).view(np.uint64), _ZERO)
+            count = count64(element(generator, k0, k1, k2, k3, lane, w, words, table,
+                                    r0, r1, r2, r3))
+            out[i, j] = count
+            left -= count
+        out[i, k - 1] = left
+
+    return named(f"multinomial_row_{element.__name__}", row)
+
+
 def with_generator(block_at):
     """``block_at`` with the leading ``generator`` argument of
     :func:`tandem.core.addressing.block_at` (which it ignores)."""

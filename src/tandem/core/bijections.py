@@ -72,32 +72,54 @@ def philox4x32(c0, c1, c2, c3, k0, k1):
 
 
 @inline
+def _rotl32(x, r):
+    return ((x << r) | (x >> (SHIFT32 - r))) & MASK32
+
+
+@inline
+def _threefry_round(x0, x1, x2, x3, ra, rb):
+    """One round: mix ``(x0, x1)`` by ``ra`` and ``(x2, x3)`` by ``rb``, then
+    swap ``x1`` and ``x3`` (the next round's pairs)."""
+    x0 = (x0 + x1) & MASK32
+    x1 = _rotl32(x1, ra) ^ x0
+    x2 = (x2 + x3) & MASK32
+    x3 = _rotl32(x3, rb) ^ x2
+    return x0, x3, x2, x1
+
+
+@inline
+def _threefry_four_rounds(x0, x1, x2, x3, j):
+    """Four rounds with the rotation constants ``j .. j + 3`` (0 or 4); the
+    swaps cancel."""
+    x0, x1, x2, x3 = _threefry_round(x0, x1, x2, x3, U64(THREEFRY_R0[j]), U64(THREEFRY_R1[j]))
+    x0, x1, x2, x3 = _threefry_round(x0, x1, x2, x3, U64(THREEFRY_R0[j + 1]),
+                                     U64(THREEFRY_R1[j + 1]))
+    x0, x1, x2, x3 = _threefry_round(x0, x1, x2, x3, U64(THREEFRY_R0[j + 2]),
+                                     U64(THREEFRY_R1[j + 2]))
+    return _threefry_round(x0, x1, x2, x3, U64(THREEFRY_R0[j + 3]), U64(THREEFRY_R1[j + 3]))
+
+
+@inline
+def _threefry_injected(x0, x1, x2, x3, a, b, c, d, s):
+    """Key injection ``s``: the schedule's words ``a .. d``, and ``s`` added to the last."""
+    return (x0 + a) & MASK32, (x1 + b) & MASK32, (x2 + c) & MASK32, (x3 + d + U64(s)) & MASK32
+
+
+@inline
 def threefry4x32_rounds(c0, c1, c2, c3, k0, k1, k2, k3, rounds):
     """Threefry4x32 with ``rounds`` rounds; returns the four output words."""
     ks0, ks1, ks2, ks3, ks4 = k0, k1, k2, k3, SKEIN_KS_PARITY32 ^ k0 ^ k1 ^ k2 ^ k3
-    x0 = (c0 + k0) & MASK32
-    x1 = (c1 + k1) & MASK32
-    x2 = (c2 + k2) & MASK32
-    x3 = (c3 + k3) & MASK32
+    x0, x1, x2, x3 = _threefry_injected(c0, c1, c2, c3, k0, k1, k2, k3, 0)
     for r in range(rounds):
         shift = U64(5 * (r % 8))
-        ra = (_R0_PACKED >> shift) & U64(31)
-        rb = (_R1_PACKED >> shift) & U64(31)
-        # Even rounds mix (x0, x1), (x2, x3) and odd rounds (x0, x3), (x2, x1):
-        # mix the first pattern, then swap x1 and x3.
-        x0 = (x0 + x1) & MASK32
-        x1 = (((x1 << ra) | (x1 >> (SHIFT32 - ra))) & MASK32) ^ x0
-        x2 = (x2 + x3) & MASK32
-        x3 = (((x3 << rb) | (x3 >> (SHIFT32 - rb))) & MASK32) ^ x2
-        x1, x3 = x3, x1
+        x0, x1, x2, x3 = _threefry_round(x0, x1, x2, x3, (_R0_PACKED >> shift) & U64(31),
+                                         (_R1_PACKED >> shift) & U64(31))
         if r % 4 == 3:
             # Key injection s = (r + 1) / 4 adds ks[s % 5 + i] and s; the
             # schedule rotates by one word per injection.
             ks0, ks1, ks2, ks3, ks4 = ks1, ks2, ks3, ks4, ks0
-            x0 = (x0 + ks0) & MASK32
-            x1 = (x1 + ks1) & MASK32
-            x2 = (x2 + ks2) & MASK32
-            x3 = (x3 + ks3 + U64((r + 1) // 4)) & MASK32
+            x0, x1, x2, x3 = _threefry_injected(x0, x1, x2, x3, ks0, ks1, ks2, ks3,
+                                                (r + 1) // 4)
     if rounds % 2 == 1:
         x1, x3 = x3, x1
     return x0, x1, x2, x3
@@ -105,8 +127,21 @@ def threefry4x32_rounds(c0, c1, c2, c3, k0, k1, k2, k3, rounds):
 
 @inline
 def threefry4x32(c0, c1, c2, c3, k0, k1, k2, k3):
-    """Threefry4x32-20: the default Threefry bijection."""
-    return threefry4x32_rounds(c0, c1, c2, c3, k0, k1, k2, k3, THREEFRY_ROUNDS)
+    """Threefry4x32-20, the default Threefry bijection: its rounds written out,
+    as ``threefry.h`` unrolls them, so that a compiled loop over blocks
+    vectorises (:func:`threefry4x32_rounds` with 20 rounds, the same words)."""
+    k4 = SKEIN_KS_PARITY32 ^ k0 ^ k1 ^ k2 ^ k3
+    x0, x1, x2, x3 = _threefry_injected(c0, c1, c2, c3, k0, k1, k2, k3, 0)
+    x0, x1, x2, x3 = _threefry_four_rounds(x0, x1, x2, x3, 0)
+    x0, x1, x2, x3 = _threefry_injected(x0, x1, x2, x3, k1, k2, k3, k4, 1)
+    x0, x1, x2, x3 = _threefry_four_rounds(x0, x1, x2, x3, 4)
+    x0, x1, x2, x3 = _threefry_injected(x0, x1, x2, x3, k2, k3, k4, k0, 2)
+    x0, x1, x2, x3 = _threefry_four_rounds(x0, x1, x2, x3, 0)
+    x0, x1, x2, x3 = _threefry_injected(x0, x1, x2, x3, k3, k4, k0, k1, 3)
+    x0, x1, x2, x3 = _threefry_four_rounds(x0, x1, x2, x3, 4)
+    x0, x1, x2, x3 = _threefry_injected(x0, x1, x2, x3, k4, k0, k1, k2, 4)
+    x0, x1, x2, x3 = _threefry_four_rounds(x0, x1, x2, x3, 0)
+    return _threefry_injected(x0, x1, x2, x3, k0, k1, k2, k3, 5)
 
 
 PHILOX = 0

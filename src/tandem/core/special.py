@@ -122,7 +122,7 @@ _MP0 = -_ACOS_P[0]
 _M2P0 = -2.0 * _ACOS_P[0]
 _MP1 = -_ACOS_P[1]
 _M2P1 = -2.0 * _ACOS_P[1]
-_TINIEST = 2.0**-1074  # the smallest subnormal
+_TINIEST = 2.0**-1022  # the smallest normal (a subnormal addend costs Intel CPUs a microcode assist)
 
 
 def _log_reduce(x):
@@ -600,8 +600,8 @@ def acos64(x):
     z_near = fma(x, x, 0.0)
     z_err = fma(x, x, -z_near)
     # a > 1/2: z = (1 - a) / 2, exact (Sterbenz), and sqrt(z) = s_hi + s_lo to 2**-105:
-    # s_lo = (z - s_hi**2) / (2 s_hi), the residual exact.  The divisor is 2 s_hi (2**-1074
-    # is far below its half ulp) or, at a = 1, 2**-1074, and then s_lo = 0.
+    # s_lo = (z - s_hi**2) / (2 s_hi), the residual exact.  The divisor is 2 s_hi (2**-1022
+    # is far below its half ulp: s_hi >= 2**-27) or, at a = 1, 2**-1022, and then s_lo = 0.
     z_far = fma(-0.5, a, 0.5)
     s_hi = math.sqrt(z_far)
     s_lo = np.divide(fma(-s_hi, s_hi, z_far), fma(2.0, s_hi, _TINIEST))
