@@ -160,8 +160,6 @@ def law_rows(n64):
     return rows
 
 
-
-
 def multivariate_rows(n64):
     """tandem.multivariate's laws against CuPy's, ``n64`` scalar values each."""
     from tandem import multivariate

@@ -40,7 +40,7 @@ from .distributions import (
     _spec,
     integer_dtype,
 )
-from .core import binomial, poisson
+from .core import binomial, poisson, vonmises
 from .kinds import KINDS, Real, resolve
 from .stream import POSITION_LIMIT
 
@@ -143,7 +143,7 @@ def _gamma_words(shape, scale):
 
 def _vonmises_rejection(kappa):
     """Where :func:`tandem.core.vonmises.vonmises_first` takes Best and Fisher's case."""
-    return (kappa >= 1e-8) & (kappa <= 1e6)
+    return (kappa >= vonmises.UNIFORM_BELOW) & (kappa <= vonmises.NORMAL_ABOVE)
 
 
 def _vonmises_faster(mu, kappa, s):

@@ -122,7 +122,6 @@ _MP0 = -_ACOS_P[0]
 _M2P0 = -2.0 * _ACOS_P[0]
 _MP1 = -_ACOS_P[1]
 _M2P1 = -2.0 * _ACOS_P[1]
-_TINIEST = 2.0**-1022  # the smallest normal (a subnormal addend costs Intel CPUs a microcode assist)
 
 
 def _log_reduce(x):
@@ -602,9 +601,11 @@ def acos64(x):
     # a > 1/2: z = (1 - a) / 2, exact (Sterbenz), and sqrt(z) = s_hi + s_lo to 2**-105:
     # s_lo = (z - s_hi**2) / (2 s_hi), the residual exact.  The divisor is 2 s_hi (2**-1022
     # is far below its half ulp: s_hi >= 2**-27) or, at a = 1, 2**-1022, and then s_lo = 0.
+    # The guard is normal, not subnormal: a subnormal addend costs Intel CPUs a microcode
+    # assist for every element.
     z_far = fma(-0.5, a, 0.5)
     s_hi = math.sqrt(z_far)
-    s_lo = np.divide(fma(-s_hi, s_hi, z_far), fma(2.0, s_hi, _TINIEST))
+    s_lo = np.divide(fma(-s_hi, s_hi, z_far), fma(2.0, s_hi, _MIN_NORMAL))
     # the argument of asin, u + u_lo, and z with (u + u_lo)**2 = z + z_err (u_lo = 0 or
     # z_err = 0)
     u = s_hi if far else x

@@ -36,7 +36,7 @@ from .special import acos64
 
 _PI = 3.141592653589793
 _TWO_PI = 6.283185307179586
-_UNIFORM_BELOW, _NORMAL_ABOVE = 1e-8, 1e6
+UNIFORM_BELOW, NORMAL_ABOVE = 1e-8, 1e6  # the concentrations of the three cases
 _ONE = U64(1)
 
 
@@ -68,26 +68,25 @@ def _angle(w, d0):
     return 0.0 - angle if (d0 & _ONE) != U64(0) else angle
 
 
-def vonmises_first(d0, d1, mu, kappa, s):
-    """``(angle, accepted)`` of the first attempt on the draws ``(d0, d1)``."""
-    u = open_uniform64(d0)
-    if kappa < _UNIFORM_BELOW:
-        return _wrapped(fma(_PI, fma(u, 2.0, -1.0), 0.0), mu), True
-    if kappa > _NORMAL_ABOVE:
-        c = sincos2pi64(np.float64(d1 >> U64(11)) * 2.0**-53)[1]
-        z = math.sqrt(log64(u) * -2.0) * c
-        return _wrapped(np.divide(z, math.sqrt(kappa)), mu), True
-    accepted, w = _best_fisher(u, open_uniform64(d1), kappa, s)
-    return _wrapped(_angle(w, d0), mu), accepted
-
-
 @inline
 def vonmises_rejection_first(d0, d1, mu, kappa, s):
-    """:func:`vonmises_first` for ``kappa`` in ``[1e-8, 1e6]`` (Best and
-    Fisher's case), with no branch, so that a fill's loop vectorises: the same
+    """:func:`vonmises_first` for ``kappa`` in ``[UNIFORM_BELOW, NORMAL_ABOVE]``
+    (Best and Fisher's case), with no branch, so that a fill's loop vectorises: the same
     values and acceptances."""
     accepted, w = _best_fisher(open_uniform64(d0), open_uniform64(d1), kappa, s)
     return _wrapped(_angle(w, d0), mu), accepted
+
+
+def vonmises_first(d0, d1, mu, kappa, s):
+    """``(angle, accepted)`` of the first attempt on the draws ``(d0, d1)``."""
+    u = open_uniform64(d0)
+    if kappa < UNIFORM_BELOW:
+        return _wrapped(fma(_PI, fma(u, 2.0, -1.0), 0.0), mu), True
+    if kappa > NORMAL_ABOVE:
+        c = sincos2pi64(np.float64(d1 >> U64(11)) * 2.0**-53)[1]
+        z = math.sqrt(log64(u) * -2.0) * c
+        return _wrapped(np.divide(z, math.sqrt(kappa)), mu), True
+    return vonmises_rejection_first(d0, d1, mu, kappa, s)
 
 
 def vonmises_retry(generator, k0, k1, k2, k3, g, mu, kappa, s):
