@@ -245,6 +245,20 @@ def test_fma_is_correctly_rounded_and_compiled_fma_agrees(abc):
     assert _bits(_fma_jit(a, b, c)) == _bits(r)
 
 
+def test_fma_of_infinities_and_nans_is_the_compiled_fma():
+    """Plain Python's fma takes non-finite operands as the hardware does,
+    including a finite product that would overflow before an infinite addend."""
+    inf, nan = np.inf, np.nan
+    a = np.array([inf, inf, 0.0, 1e308, 2.0, -inf, 1.0])
+    b = np.array([0.0, 2.0, 1.0, 10.0, 3.0, -inf, nan])
+    c = np.array([1.0, -inf, inf, -inf, nan, 1.0, 0.0])
+    out = np.empty_like(a)
+    _fma_loop(a, b, c, out)
+    python = np.array([fma(*t) for t in zip(a, b, c)])
+    np.testing.assert_array_equal(_bits(out), _bits(python))
+    assert np.isnan(out[0]) and np.isnan(out[1]) and out[3] == -inf and out[5] == inf
+
+
 def test_fma_fuses_on_both_paths():
     e = 2.0**-30
     a = np.array([1 + e, 0.1, 1.0 / 3, 2.0**27 + 1, -0.0, 1.0, 2.0**-600, 7.0])

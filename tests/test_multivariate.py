@@ -145,7 +145,7 @@ def test_dirichlet_divides_by_the_sum_in_order():
 @pytest.mark.filterwarnings("ignore:overflow encountered")  # the simulator's uint64 wraps
 @pytest.mark.parametrize("law,args", [
     ("multivariate_normal", (MEAN, COV, (3, 4))), ("dirichlet", ([1.0, 2.0, 3.0], 5)),
-    ("dirichlet", ([0.01, 0.02, 0.05], 5)), ("multinomial", (100, [0.2, 0.3, 0.5], 5))])
+    ("dirichlet", ([0.5, 0.0, 1e-3, 4.0], 6)), ("dirichlet", ([0.01, 0.02, 0.05], 5)), ("multinomial", (100, [0.2, 0.3, 0.5], 5))])
 def test_cuda_kernels_equal_the_cpu(law, args):
     """The CUDA backend's kernels (the rows' fixed-order product and sum) and
     parts, in Numba's CUDA simulator (tests/conftest.py): the CPU's bits."""

@@ -190,13 +190,18 @@ def dirichlet(stream, alpha, size=None, *, threads=None, device=None, backend=No
     xp = arrays.module(device)
     if alpha.max() >= 0.1:
         shape, rows, base = parametric.block_layout(stream, size, (), "", 4 * k)
-        g = xp.empty((rows, k))
-        blocks = xp.arange(rows, dtype=np.uint64) * np.uint64(k)
-        for j in range(k):  # a column's scalar shape takes its kind's fastest fill
-            g[:, j] = parametric.at(base, "standard_gamma", blocks + np.uint64(j), alpha[j],
-                                    threads=threads, device=device, backend=backend)
         values = xp.empty((rows, k))
-        if rows:
+        rows_kernel = getattr(_backend(backend or device), "dirichlet_rows", None)
+        if rows and rows_kernel is not None:  # a GPU: a row a thread, in one kernel
+            kind, words = parametric.parameter_words("standard_gamma", alpha)
+            rows_kernel(resolve(base, kind), xp.asarray(words), values, threads)
+        elif rows:  # a CPU: a column at a time, whose scalar shape takes its fastest fill
+            g = xp.empty((rows, k))
+            blocks = xp.arange(rows, dtype=np.uint64) * np.uint64(k)
+            for j in range(k):
+                g[:, j] = parametric.at(base, "standard_gamma", blocks + np.uint64(j),
+                                        alpha[j], threads=threads, device=device,
+                                        backend=backend)
             _backend(backend or device).normalised_rows(g, values, threads)
         words = 4 * k * rows
     else:

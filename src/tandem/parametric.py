@@ -284,6 +284,21 @@ def _prepare(name, params):
             names)
 
 
+def parameter_words(name: str, *params):
+    """``(kind, words)`` of the law ``name`` with ``params`` (broadcast, flattened):
+    its kind and each element's three parameter words, the columns of a
+    ``(3, n)`` uint64 array, as a kernel of rows reads them.
+
+    Examples
+    --------
+    >>> kind, words = parameter_words("standard_gamma", [0.5, 2.0])
+    >>> kind.name, words.shape
+    ('gamma64', (3, 2))
+    """
+    kind, words, _ = _prepare(name, params)
+    return kind, _each(words, words[0].shape)
+
+
 def _scalar_spec(name, kind, words, dtype=_F64):
     """The fill spec of scalar parameter words: the law's faster kind where it has one."""
     law = _law(name)

@@ -912,6 +912,31 @@ def multinomial_rows(record, trials, p, out, threads=None):
 
 
 @functools.lru_cache(maxsize=None)
+def _dirichlet_rows_kernel(generator):
+    row = _jitable(maps.dirichlet_row(element_function("gamma64", generator)))
+
+    @_kernel(launch_bounds=MAX_THREADS)
+    def rows(out, each, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            row(out, i, each, generator, k0, k1, k2, k3, lane, start, table, r0, r1, r2, r3)
+
+    return rows
+
+
+def dirichlet_rows(record, each, out, threads=None):
+    """Dirichlet values, a row a thread: ``out[i, j]`` is element ``k i + j`` of
+    ``record``'s fill (kind ``gamma64``) with the parameter words ``each[:, j]``
+    (a ``(3, k)`` uint64 device array), divided by the row's sum in the order
+    of ``j``.  The values of those elements computed alone, then
+    :func:`normalised_rows`."""
+    threads = _threads(threads)
+    kernel = _dirichlet_rows_kernel(record.generator)
+    kernel[max(-(-out.shape[0] // threads), 1), threads, _stream_of(out)](
+        out, each, *_args(record))
+
+
+@functools.lru_cache(maxsize=None)
 def _row_kernels():
     fma = core.fmath.fma
 

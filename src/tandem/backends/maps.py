@@ -112,6 +112,27 @@ def multinomial_row(element):
     return named(f"multinomial_row_{element.__name__}", row)
 
 
+def dirichlet_row(element):
+    """The function ``(out, i, each, generator, k0..k3, lane, start, table, r0..r3)``
+    that writes row ``i`` of Dirichlet values into ``out`` (f64, ``k`` columns):
+    the gamma elements at blocks ``k i + j`` (``element``: kind ``gamma64``'s)
+    with the parameter words ``each[:, j]`` of column ``j``, each divided by their
+    sum in the order of ``j``."""
+    def row(out, i, each, generator, k0, k1, k2, k3, lane, start, table, r0, r1, r2, r3):
+        k = out.shape[1]
+        total = 0.0
+        for j in range(k):
+            w = start + U64(4) * (U64(k) * U64(i) + U64(j))
+            value = element(generator, k0, k1, k2, k3, lane, w,
+                            (each[0, j], each[1, j], each[2, j]), table, r0, r1, r2, r3)
+            out[i, j] = value
+            total += value
+        for j in range(k):
+            out[i, j] = out[i, j] / total
+
+    return named(f"dirichlet_row_{element.__name__}", row)
+
+
 def with_generator(block_at):
     """``block_at`` with the leading ``generator`` argument of
     :func:`tandem.core.addressing.block_at` (which it ignores)."""

@@ -34,6 +34,7 @@ prints them); lowest degree first.
 Guaranteed across versions: each function's output for each input.
 """
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -146,6 +147,10 @@ def fma(a, b, c):
     (PTX ``fma.rn.f64``), which rounds the same way.
     """
     a, b, c = float(a), float(b), float(c)
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return np.float64(a * b + c)  # inf or NaN: no rounding to mind
+    if not math.isfinite(c):
+        return np.float64(c)  # a finite product cannot change it
     exact = Fraction(a) * Fraction(b) + Fraction(c)
     if exact == 0:
         # Only (+-0) * y + (-0) with a negative product keeps the minus sign.
