@@ -1,6 +1,8 @@
 """tandem.StreamBitGenerator: a tandem stream under numpy.random.Generator,
 and the libraries that take a NumPy Generator as their random state."""
 
+import importlib.util
+import pathlib
 import pickle
 import threading
 
@@ -98,31 +100,35 @@ def test_end_of_the_lane_is_an_error_not_a_wrap():
     assert StreamBitGenerator(stream.at(2**64)).stream.position == 2**64
 
 
-def test_scipy_pandas_and_scikit_learn_take_it():
-    import pandas as pd
+def _ecosystem():
+    """tools/ecosystem.py: the table of calls that take a random state."""
+    path = pathlib.Path(__file__).resolve().parents[1] / "tools" / "ecosystem.py"
+    spec = importlib.util.spec_from_file_location("ecosystem", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ECOSYSTEM = _ecosystem()
+
+
+def test_scipy_draws_are_the_generators_own():
     from scipy import stats
-    from sklearn.model_selection import train_test_split
 
-    def fresh():
-        return numpy_on(tandem.Philox(2026))
+    np.testing.assert_array_equal(stats.norm.rvs(size=5, random_state=numpy_on(
+        tandem.Philox(2026))), numpy_on(tandem.Philox(2026)).standard_normal(5))
 
-    np.testing.assert_array_equal(stats.norm.rvs(size=5, random_state=fresh()),
-                                  fresh().standard_normal(5))
-    np.testing.assert_array_equal(stats.gamma(2.0).rvs(5, random_state=fresh()),
-                                  stats.gamma(2.0).rvs(5, random_state=fresh()))
-    result = stats.bootstrap((np.arange(30.0),), np.mean, n_resamples=50,
-                             random_state=fresh())
-    again = stats.bootstrap((np.arange(30.0),), np.mean, n_resamples=50,
-                            random_state=fresh())
-    assert result.standard_error == again.standard_error
-    frame = pd.DataFrame({"x": range(100)})
-    pd.testing.assert_frame_equal(frame.sample(10, random_state=fresh()),
-                                  frame.sample(10, random_state=fresh()))
-    split = train_test_split(np.arange(40), random_state=np.random.RandomState(
-        StreamBitGenerator(tandem.Philox(2026))))
-    again = train_test_split(np.arange(40), random_state=np.random.RandomState(
-        StreamBitGenerator(tandem.Philox(2026))))
-    np.testing.assert_array_equal(split[0], again[0])
+
+@pytest.mark.parametrize("name", list(ECOSYSTEM.calls()))
+def test_scipy_pandas_and_scikit_learn_take_it(name):
+    """Each call of tools/ecosystem.py's table runs on a tandem.Generator and
+    gives the same result from the same stream."""
+    call = ECOSYSTEM.calls()[name]
+    ran, reproducible = ECOSYSTEM.check(call, lambda: tandem.Generator(tandem.Philox(2026)))
+    assert ran is True and reproducible
+    other = call(tandem.Generator(tandem.Philox(2027)))
+    assert not np.array_equal(np.asarray(other), np.asarray(call(tandem.Generator(
+        tandem.Philox(2026))))), "the stream does not reach the call"
 
 
 def test_spawned_children_are_the_spec_lanes_and_scipy_spawns_them():

@@ -196,13 +196,13 @@ def dirichlet(stream, alpha, size=None, *, threads=None, device=None, backend=No
             kind, words = parametric.parameter_words("standard_gamma", alpha)
             rows_kernel(resolve(base, kind), xp.asarray(words), values, threads)
         elif rows:  # a CPU: a column at a time, whose scalar shape takes its fastest fill
-            g = xp.empty((rows, k))
+            columns = xp.empty((k, rows))
             blocks = xp.arange(rows, dtype=np.uint64) * np.uint64(k)
             for j in range(k):
-                g[:, j] = parametric.at(base, "standard_gamma", blocks + np.uint64(j),
-                                        alpha[j], threads=threads, device=device,
-                                        backend=backend)
-            _backend(backend or device).normalised_rows(g, values, threads)
+                record = parametric.scalar_record(base, "standard_gamma", alpha[j])
+                _backend(backend or device).addressed(record, blocks, columns[j], threads)
+                blocks += np.uint64(1)
+            _backend(backend or device).normalised_rows(columns.T, values, threads)
         words = 4 * k * rows
     else:
         shape, rows, base = parametric.block_layout(stream, size, (), "", 8 * (k - 1))

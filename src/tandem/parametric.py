@@ -307,8 +307,17 @@ def _scalar_spec(name, kind, words, dtype=_F64):
     return _spec(name, tuple(int(w) for w in words), dtype, table)
 
 
-def _scalar_record(stream, name, params):
-    """The fill record at ``stream`` of the law ``name`` with scalar ``params``."""
+def scalar_record(stream, name: str, *params):
+    """The fill record at ``stream`` of the law ``name`` with scalar ``params``,
+    by the law's fastest kind for them: what a backend's ``fill`` and
+    ``addressed`` take.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> scalar_record(tandem.Philox(1), "standard_gamma", 0.5).kind
+    'gamma_small64'
+    """
     return resolve(stream, *_scalar_spec(name, *_prepare(name, params)[:2])[:3])
 
 
@@ -564,7 +573,7 @@ def _composed(stream, size, first, second, combine=None, device=None, threads=No
             np.ndim(p) for p in (*first[1], *second[1], *combine[1])):
         # scalar parameters: both parts and their value in one kernel
         values = xp.empty(shape)
-        records = [_scalar_record(base, name, params) for name, params in (first, second)]
+        records = [scalar_record(base, name, *params) for name, params in (first, second)]
         _backend(backend).two_part_fill(*records, combine[0], arrays.flat(values),
                                         *_parameter_arrays(combine[1], shape, xp), threads)
     else:
@@ -682,7 +691,7 @@ def _poisson_mixture(stream, size, mixing, device, backend, threads):
     _check_stream(stream)
     shape, n, base = block_layout(stream, size, (), "n and p")
     values = arrays.module(arrays.check_device(device) or "cpu").empty(shape, dtype=np.int64)
-    mixing_record = _scalar_record(base, *mixing)
+    mixing_record = scalar_record(base, mixing[0], *mixing[1])
     poisson_record = resolve(base, KINDS["poisson_ptrs64"])
     _backend(backend or arrays.check_device(device) or "cpu").poisson_mixture_fill(
         mixing_record, poisson_record, arrays.flat(values), _LAM_MAX, poisson.INVERSION_BELOW,
@@ -741,7 +750,7 @@ def beta(stream, a, b, size=None, *, device=None, threads=None, backend=None):
     xp = arrays.module(device)
     if (backend or device) in ("cpu", "cuda") and not a.ndim:  # Jöhnk's, in one kernel
         values = xp.empty(shape)
-        _backend(backend or device).johnk_fill(_scalar_record(base, "beta_johnk", (a, b)),
+        _backend(backend or device).johnk_fill(scalar_record(base, "beta_johnk", a, b),
                                               arrays.flat(values), threads)
     else:
         values = beta_at(base, xp.arange(n, dtype=np.uint64), a, b, device, threads,

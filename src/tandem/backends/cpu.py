@@ -248,12 +248,22 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
                         if flagged:
                             accepted[i - t] = a
                         all_accepted &= a
-                    if not all_accepted:
+                    if flagged and not all_accepted:  # a miss's retry alone, as the fill's
                         for i in range(t, t_end):
-                            if flagged:
-                                if accepted[i - t]:
-                                    continue
-                            elif nan_marks:
+                            if accepted[i - t]:
+                                continue
+                            w = start + U64(width) * index[i]
+                            if staged:
+                                b = U64(4 * (i - t))
+                                x0, x1 = words[b], words[b + U64(1)]
+                                x2, x3 = words[b + U64(2)], words[b + U64(3)]
+                            else:
+                                x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
+                            out[i] = retry(generator, r0, r1, r2, r3, w, join64(x0, x1),
+                                           join64(x2, x3), params_of(params, each, i), table)
+                    elif not all_accepted:
+                        for i in range(t, t_end):
+                            if nan_marks:
                                 if not np.isnan(out[i]):
                                     continue
                             w = start + U64(width) * index[i]
