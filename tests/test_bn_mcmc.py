@@ -239,6 +239,73 @@ def test_agrees_with_exact_posteriors_on_networks(name):
     assert np.abs(r.edge_probabilities - exact).max() < 0.05
 
 
+def calibration_z(table, exact, runs, **settings):
+    """``(p - exact) / se`` of every edge whose exact posterior lies in (0.05,
+    0.95), over ``runs`` runs from the lanes of one stream."""
+    inside = (exact > 0.05) & (exact < 0.95)
+    z = []
+    for r in range(runs):
+        result = order_mcmc(table, tandem.Philox(7).sub("calibration").split(r), chains=4,
+                            progress=False, **settings)
+        z.append((result.edge_probabilities - exact)[inside]
+                 / result.edge_standard_errors[inside])
+    return np.concatenate(z)
+
+
+@pytest.mark.parametrize("name", ["five", "asia"])
+def test_edge_standard_errors_are_calibrated_against_exact(five, name):
+    """Over repeated runs, the z-scores of the edges against the exact DP have
+    mean 0 and sd 1. The z of one run's edges are correlated, so the 264 (five)
+    and 336 (asia) values weigh as fewer: the bands, |mean| < 0.3 and sd in
+    [0.75, 1.3], are about 2.5 of their sampling sds (false alarms near 1 %, on
+    the fixed streams here). A between-chain error alone (4 chains) gave sds
+    of z near 1.5-2 on such tests."""
+    if name == "five":
+        table = five
+        z = calibration_z(table, exact_edge_posteriors(table=table), 24, iterations=4000,
+                          burn_in=1000, thin=1)
+    else:
+        from tandem.bn import load_network, score_table
+
+        data = load_network(name).sample(500, tandem.Philox(7))
+        table = score_table(data, score="bdeu", ess=1.0, max_parents=3, progress=False)
+        z = calibration_z(table, exact_edge_posteriors(table=table), 12, iterations=8000,
+                          thin=2)
+    assert np.all(np.isfinite(z))
+    assert abs(z.mean()) < 0.3 and 0.75 < z.std() < 1.3
+    assert np.mean(np.abs(z) > 3) < 0.03
+
+
+def test_edge_errors_come_from_the_batches(five):
+    """Kept orders 0 .. 2 BATCHES - 1 fill a batch each; then pairs merge, the
+    batch size doubling each time the 2 BATCHES batches are full. The errors
+    are zero where the table allows no edge, positive where the edge was
+    sampled sometimes, and the ESS is p (1 - p) / se**2."""
+    from tandem.bn import mcmc
+
+    twice = 2 * mcmc.BATCHES
+    assert [mcmc._batch_size(i) for i in (0, twice - 1, twice, 2 * twice - 1, 2 * twice,
+                                           4 * twice)] == [1, 1, 2, 2, 4, 8]
+    r = order_mcmc(five, tandem.Philox(3), chains=2, iterations=150, burn_in=50, thin=1,
+                   progress=False)
+    assert r.samples == 100
+    assert np.all(r.edge_standard_errors[~five_allowed(five)] == 0)
+    assert np.all(np.isnan(r.edge_rhat[~five_allowed(five)]))
+    inside = (r.edge_probabilities > 0) & (r.edge_probabilities < 1)
+    assert np.all(r.edge_standard_errors[inside] > 0)
+    np.testing.assert_allclose(r.edge_ess[inside], (r.edge_probabilities * (
+        1 - r.edge_probabilities))[inside] / r.edge_standard_errors[inside] ** 2)
+
+
+def five_allowed(table):
+    n = table.candidates.shape[0]
+    allowed = np.zeros((n, n), dtype=bool)
+    for v in range(n):
+        parents = table.candidates[v]
+        allowed[parents[parents >= 0], v] = True
+    return allowed
+
+
 def test_block_sums_agree_bit_for_bit():
     # the node score's plain loops and the sampler's generic block walk add the
     # same terms in the same order; and both equal the sum over allowed subsets
@@ -269,10 +336,12 @@ def run_sample_dags(kt, pos, uniforms, m, width):
     n = pos.shape[0]
     edges = np.zeros((n, n))
     counts = np.zeros((n, n), dtype=np.int64)
+    batch = np.zeros((n, m), dtype=np.int64)
     mcmc._sample_dags(uniforms, 1, pos, kt, np.empty(m), np.empty(m, dtype=np.int64),
                       np.zeros(1, dtype=np.uint64), np.empty(2, dtype=np.int64),
                       np.empty(width, dtype=np.int64), np.empty(width), np.empty(m),
-                      counts, edges)
+                      counts, edges, batch)
+    np.testing.assert_array_equal(mcmc._scattered(batch, kt.candidates), counts)
     return edges, counts
 
 

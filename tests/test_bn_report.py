@@ -30,12 +30,22 @@ def test_network_report(tmp_path):
     code, out, err = run(["--network", "cancer", "--samples", "300", "--out", str(folder), *SMALL])
     assert code == 0, err
     rows = read_edges(folder)
-    assert rows[0] == ["parent", "child", "probability"]
+    assert rows[0] == ["parent", "child", "probability", "se", "ess", "rhat"]
     names = bn.load_network("cancer").names
-    pairs = {(p, c) for p, c, _ in rows[1:]}
+    pairs = {(p, c) for p, c, *_ in rows[1:]}
     assert pairs == {(p, c) for p in names for c in names if p != c}
-    assert all(0.0 <= float(q) <= 1.0 for _, _, q in rows[1:])
+    assert all(0.0 <= float(q) <= 1.0 and not float(se) < 0.0 for _, _, q, se, _, _ in rows[1:])
+    sampled = [row for row in rows[1:] if 0.0 < float(row[2]) < 1.0]
+    assert sampled and all(float(rhat) > 0 for *_, rhat in sampled)
     record = json.loads((folder / "run.json").read_text())
+    edges = record["edges"]
+    assert edges["largest_rhat"] >= 0.9
+    # 2 chains x 400 iterations (20 kept orders a chain) are far too few: the
+    # run says so, and how many to run
+    assert "too few for standard errors" in edges["advice"]
+    assert "run about 6000 iterations per chain (5600 more)" in edges["advice"]  # 256 kept
+    assert f"warning: {edges['advice']}" in err
+    assert f"R-hat of the order score {record['rhat_order_score']:.3f}" in out
     assert record["data"]["rows"] == 300 and record["settings"]["chains"] == 2
     assert sorted(record["best_order"]) == sorted(names)
     assert 0.0 <= record["against_true_graph"]["auroc_directed"] <= 1.0

@@ -179,10 +179,18 @@ def _bn_learn(args, out=sys.stdout, err=sys.stderr):
         print(f"tandem bn learn: error: {message}", file=err)
         return 2
     summary = learned.summary()
+    rhat = summary["rhat_order_score"]
     say(f"score table {learned.seconds['score_table']:.1f} s, "
         f"{args.chains} chains x {args.iterations} iterations "
         f"{learned.seconds['order_mcmc']:.1f} s; R-hat of the order score "
-        f"{summary['rhat_order_score']}")
+        f"{'n/a' if rhat is None else f'{rhat:.3f}'}")
+    edges = summary["edges"]
+    if edges["largest_rhat"] is not None and edges["smallest_ess"] is not None:
+        say(f"edges: largest R-hat {edges['largest_rhat']:.3f} "
+            f"({edges['largest_rhat_edge']}), smallest effective sample size "
+            f"{edges['smallest_ess']:.0f} ({edges['smallest_ess_edge']})")
+    if edges["advice"] is not None:
+        print(f"tandem bn learn: warning: {edges['advice']}", file=err)
     if "against_true_graph" in summary:
         against = summary["against_true_graph"]
         say(f"against the true graph: edge AUROC {against['auroc_directed']:.3f} (directed), "

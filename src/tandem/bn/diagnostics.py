@@ -1,6 +1,10 @@
 """Convergence and accuracy diagnostics for structure learning, and their plots.
 
 * :func:`rhat`: split R-hat of the order log-score traces (Gelman–Rubin).
+* :func:`ranked_rhat`, :func:`batch_means_errors`: rank-normalised split
+  R-hat (Vehtari et al. 2021), and the Monte Carlo standard error and
+  effective sample size of a mean by batch means, for many quantities at
+  once (the edges).
 * :func:`chain_differences`, :func:`edge_standard_errors`: edge probabilities
   of chain against chain.
 * :func:`structural_hamming_distance`, :func:`edge_auroc`: an estimate
@@ -14,9 +18,11 @@ Adjacency and probability matrices are indexed ``[parent, child]``.
 
 from __future__ import annotations
 
+import statistics
+
 import numpy as np
 
-__all__ = ["rhat", "chain_differences", "edge_standard_errors",
+__all__ = ["rhat", "ranked_rhat", "batch_means_errors", "chain_differences", "edge_standard_errors",
            "structural_hamming_distance", "edge_auroc", "plot_traces",
            "plot_edge_probabilities", "plot_chain_scatter"]
 
@@ -58,12 +64,146 @@ def rhat(traces, *, burn_in=0):
     if half < 2:
         return float("nan")
     halves = np.concatenate([x[:, :half], x[:, x.shape[1] - half:]])
-    n = half
-    between = n * np.var(halves.mean(axis=1), ddof=1)
-    within = np.mean(np.var(halves, axis=1, ddof=1))
-    if within == 0.0:
-        return 1.0 if between == 0.0 else float("inf")
-    return float(np.sqrt(((n - 1) / n * within + between / n) / within))
+    return float(_gelman_rubin(halves[:, :, None])[0])
+
+
+def _gelman_rubin(x):
+    """Gelman and Rubin's R-hat over axis 1 of ``x`` (sequences, draws,
+    quantities), each quantity alone (BDA3, eq. 11.4): 1.0 where every draw
+    is equal, ``inf`` where the sequences are constant but differ."""
+    n = x.shape[1]
+    between = n * np.var(x.mean(axis=1), axis=0, ddof=1)
+    within = np.mean(np.var(x, axis=1, ddof=1), axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.sqrt(((n - 1) / n * within + between / n) / within)
+    return np.where(within > 0, r, np.where(between > 0, np.inf, 1.0))
+
+
+def _average_ranks(x):
+    """Ranks 1 .. S down axis 0 of the 2-D ``x``, tied values sharing their
+    average rank (whole or half)."""
+    s = x.shape[0]
+    order = np.argsort(x, axis=0, kind="stable")
+    ordered = np.take_along_axis(x, order, axis=0)
+    position = np.broadcast_to(np.arange(s)[:, None], x.shape)
+    starts = np.ones(x.shape, dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    ends = np.ones(x.shape, dtype=bool)
+    ends[:-1] = starts[1:]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=0)
+    last = np.minimum.accumulate(np.where(ends, position, s - 1)[::-1], axis=0)[::-1]
+    ranks = np.empty(x.shape)
+    np.put_along_axis(ranks, order, (first + last) / 2 + 1, axis=0)
+    return ranks
+
+
+def _normal_scores(x):
+    """Blom's normal scores ``Phi^-1((r - 3/8) / (S + 1/4))`` of the average
+    ranks ``r`` down axis 0 of the 2-D ``x`` (``S`` rows)."""
+    s = x.shape[0]
+    inverse = statistics.NormalDist().inv_cdf
+    scores = np.array([inverse((h / 2 - 0.375) / (s + 0.25)) for h in range(2, 2 * s + 1)])
+    return scores[(2 * _average_ranks(x)).astype(np.int64) - 2]
+
+
+def ranked_rhat(draws):
+    """Rank-normalised split R-hat (Vehtari, Gelman, Simpson, Carpenter and
+    Bürkner 2021) of each quantity traced by several chains.
+
+    All draws of a quantity (every half-chain pooled) are replaced by the
+    normal scores of their ranks, ties by their average rank, and split
+    R-hat (:func:`rhat`) is computed on those ("bulk") and on the scores of
+    the draws folded about their median (``|x - median|``, "tail"); the
+    result is the larger of the two.
+
+    Parameters
+    ----------
+    draws : array_like, shape (chains, draws, ...)
+        Each quantity's draws (or batch means) per chain, in order.
+
+    Returns
+    -------
+    numpy.ndarray, shape ``draws.shape[2:]``
+        Near 1 where the chains agree (Vehtari et al. advise more draws above
+        1.01); 1.0 where every draw is equal; ``inf`` where the half-chains
+        are each constant but differ; NaN with fewer than 4 draws a chain.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(1).normal(size=(4, 200, 2))
+    >>> x[3, :, 1] += 2.0  # chain 3 stuck elsewhere for the second quantity
+    >>> r = ranked_rhat(x)
+    >>> bool(r[0] < 1.02), bool(r[1] > 1.1)
+    (True, True)
+    """
+    x = np.asarray(draws, dtype=np.float64)
+    if x.ndim < 2:
+        raise ValueError(f"draws must have shape (chains, draws, ...), got {x.shape}")
+    shape = x.shape[2:]
+    chains, n = x.shape[:2]
+    half = n // 2
+    if half < 2:
+        return np.full(shape, np.nan)
+    x = x.reshape(chains, n, -1)
+    halves = np.concatenate([x[:, :half], x[:, n - half:]]).reshape(2 * chains * half, -1)
+    bulk = _normal_scores(halves)
+    tail = _normal_scores(np.abs(halves - np.median(halves, axis=0)))
+    each = [_gelman_rubin(z.reshape(2 * chains, half, -1)) for z in (bulk, tail)]
+    return np.maximum(*each).reshape(shape)
+
+
+def batch_means_errors(batch_means, batch_size, samples, variance):
+    """Monte Carlo standard error and effective sample size of the pooled mean
+    of equally long chains, by batch means.
+
+    Chain ``c``'s asymptotic variance is estimated as ``batch_size`` times the
+    variance (``ddof=1``) of its ``a`` batch means; its mean's squared error
+    is that over ``samples``; the pooled mean (the chains' average) has the
+    average of those over the number of chains. The batches must be long
+    against the chains' autocorrelation, for which :func:`ranked_rhat` of the
+    same batch means is a check.
+
+    Parameters
+    ----------
+    batch_means : array_like, shape (chains, a, ...)
+        Means of ``a`` consecutive, non-overlapping batches of ``batch_size``
+        samples each, per chain and quantity.
+    batch_size : int
+    samples : int
+        Samples per chain that the pooled mean averages (at least
+        ``a * batch_size``).
+    variance : array_like, shape ``batch_means.shape[2:]``
+        Each quantity's variance under the target (for an edge indicator of
+        probability ``p``, ``p (1 - p)``).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The standard errors, NaN with fewer than 2 batches; and the effective
+        sample sizes ``variance / se**2`` (NaN where the variance is 0, inf
+        where only the standard error is).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(2).normal(size=(4, 3200))  # independent draws
+    >>> means = x.reshape(4, 32, 100).mean(axis=2)
+    >>> se, ess = batch_means_errors(means, 100, 3200, 1.0)
+    >>> bool(0.8 < ess / 12800 < 1.25)
+    True
+    """
+    y = np.asarray(batch_means, dtype=np.float64)
+    variance = np.asarray(variance, dtype=np.float64)
+    chains, a = y.shape[:2]
+    if a < 2:
+        se = np.full(y.shape[2:], np.nan)
+    else:
+        per_chain = batch_size * np.var(y, axis=1, ddof=1) / samples
+        se = np.sqrt(per_chain.sum(axis=0)) / chains
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ess = np.where(variance > 0, variance / se**2, np.nan)
+    return se, ess
 
 
 def _chain_probabilities(chain_probabilities):

@@ -45,11 +45,12 @@ from .. import _progress, core, parallel
 from ..core.fmath import exp64, log64
 from ..distributions import random_at
 from ..stream import Stream
-from . import combinations
+from . import combinations, diagnostics
 
 core.register()
 
-__all__ = ["order_mcmc", "OrderMCMCResult", "MOVES", "CUTOFF", "estimate_bytes"]
+__all__ = ["order_mcmc", "OrderMCMCResult", "MOVES", "CUTOFF", "BATCHES", "SE_MERGE",
+           "estimate_bytes"]
 
 #: The move kinds, in the order of their columns in the acceptance arrays.
 MOVES = ("adjacent", "transposition", "relocate")
@@ -59,11 +60,21 @@ MOVES = ("adjacent", "transposition", "relocate")
 #: CUTOFF nats below the best allowed one are left out (see :func:`order_mcmc`).
 CUTOFF = 50.0
 
+#: Each chain keeps its sampled DAGs' edge counts in batches of consecutive kept
+#: orders, BATCHES to 2 BATCHES of them: while there are fewer than 2 BATCHES
+#: kept orders a batch holds one; when the 2 BATCHES batches are full, each
+#: pair merges into one and the batch size doubles. The batches depend only
+#: on the number of kept orders, so a resumed run has the same ones. The
+#: edges' R-hats take their means; their standard errors take the means of
+#: SE_MERGE batches at a time (16 to 32 batches, long against the chains'
+#: autocorrelation). See OrderMCMCResult.
+BATCHES, SE_MERGE = 256, 16
+
 PURPOSE_INITIAL = "tandem.bn.order_mcmc.initial"
 PURPOSE_MOVES = "tandem.bn.order_mcmc.moves"
 PURPOSE_DAGS = "tandem.bn.order_mcmc.dags"
 
-_CHECKPOINT_VERSION = 1
+_CHECKPOINT_VERSION = 2
 U64 = np.uint64
 
 
@@ -392,18 +403,42 @@ def _initial_order(stream, n):
 
 
 @numba.njit(cache=True)
-def _add_parents(r, v, kt, edge_counts):
+def _add_parents(r, v, kt, edge_counts, batch):
     for q in range(kt.subsets.shape[1]):
         p = kt.subsets[r, q]
         if p < 0:
             break
         edge_counts[kt.candidates[v, p], v] += 1
+        batch[v, p] += 1
+
+
+@numba.njit(cache=True)
+def _batch_size(i):
+    """The batch size in effect when kept order ``i`` (from 0) is added: the
+    least power of two ``s`` with ``i // s < 2 BATCHES``."""
+    s = 1
+    while i // s >= 2 * BATCHES:
+        s *= 2
+    return s
+
+
+@numba.njit(cache=True)
+def _batch_of(i, batch_counts):
+    """The batch of kept order ``i``, merging pairs of batches first where the
+    batch size doubles at ``i``."""
+    s = _batch_size(i)
+    if i > 0 and s != _batch_size(i - 1):
+        for j in range(BATCHES):
+            batch_counts[j] = batch_counts[2 * j] + batch_counts[2 * j + 1]
+        batch_counts[BATCHES:] = 0
+    return i // s
 
 
 @numba.njit(cache=True)
 def _sample_dags(uniforms, dags, pos, kt, flags, members, words, idx, idx_buf, w_buf, acc,
-                 edge_counts, edge_given_order):
-    """DAGs given the order, and P(edge | order) for every edge.
+                 edge_counts, edge_given_order, batch):
+    """DAGs given the order, and P(edge | order) for every edge; the DAGs'
+    edges also count in ``batch`` (``[child, candidate slot]``).
 
     DAG d takes ``uniforms[d * n + v]`` for node v.
     """
@@ -444,13 +479,13 @@ def _sample_dags(uniforms, dags, pos, kt, flags, members, words, idx, idx_buf, w
                         chosen = s
                         break
                 r = kt.sorted_ranks[v, idx_buf[chosen]]
-            _add_parents(r, v, kt, edge_counts)
+            _add_parents(r, v, kt, edge_counts, batch)
 
 
 @numba.njit(cache=True)
 def _chain(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
            order, best_score, best_order, trace, proposed, accepted,
-           edge_counts, edge_given_order, n_kept):
+           edge_counts, edge_given_order, n_kept, batch_counts):
     n = order.shape[0]
     m = kt.candidates.shape[1]
     node_scores = np.empty(n, dtype=np.float64)
@@ -521,10 +556,11 @@ def _chain(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
             best_score[0] = total
             best_order[:] = order
         if t >= burn_in and (t - burn_in) % thin == 0:
+            b = _batch_of(n_kept[0], batch_counts)
             n_kept[0] += 1
             _sample_dags(dag_uniforms[kept * dags * n:(kept + 1) * dags * n], dags, pos, kt,
                          flags, members, words, idx, idx_buf, w_buf, acc, edge_counts,
-                         edge_given_order)
+                         edge_given_order, batch_counts[b])
             kept += 1
 
 
@@ -532,11 +568,12 @@ def _chain(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
 @numba.njit(parallel=True, cache=True)
 def _advance(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
              orders, best_score, best_order, trace, proposed, accepted,
-             edge_counts, edge_given_order, n_kept):
+             edge_counts, edge_given_order, n_kept, batch_counts):
     for c in numba.prange(orders.shape[0]):
         _chain(t0, t1, burn_in, thin, dags, cum, move_uniforms[c], dag_uniforms[c], kt,
                orders[c], best_score[c:c + 1], best_order[c], trace[c], proposed[c],
-               accepted[c], edge_counts[c], edge_given_order[c], n_kept[c:c + 1])
+               accepted[c], edge_counts[c], edge_given_order[c], n_kept[c:c + 1],
+               batch_counts[c])
 
 
 @numba.njit(cache=True)
@@ -631,13 +668,14 @@ def estimate_bytes(n_nodes, m, max_parents, *, chains=4, iterations=10_000):
     For a table of ``n_nodes`` rows over ``m`` candidate slots: the sorted
     scores and ranks, the weights (one table each) and the sets' bit masks
     (``ceil(m / 64)`` words per entry), the subset table, and the chains'
-    state, traces and DAG uniforms.
+    state, edge-count batches, traces and DAG uniforms.
     """
     width = int(combinations.n_sets(m, max_parents))
     words = max(1, (m + 63) // 64)
     entries = n_nodes * width
     return (8 * entries * (3 + words) + 8 * width * (max_parents + words + 1)
-            + chains * (16 * n_nodes * n_nodes + 8 * iterations + (1 << 23)))
+            + chains * (16 * n_nodes * n_nodes + 8 * BATCHES * n_nodes * m
+                        + 8 * iterations + (1 << 23)))
 
 
 # -- settings and checkpoints -------------------------------------------------
@@ -682,16 +720,16 @@ def _save(path, state, settings, fingerprint):
     os.replace(tmp, path)
 
 
-def _array_fields(chains, n, done):
+def _array_fields(chains, n, m, done):
     """The arrays of a checkpoint: ``{name: (dtype, shape)}`` for ``chains`` chains of
-    ``n`` nodes that ran ``done`` iterations."""
+    ``n`` nodes with ``m`` candidate slots that ran ``done`` iterations."""
     i8, f8 = np.dtype(np.int64), np.dtype(np.float64)
     return {
         "orders": (i8, (chains, n)), "best_order": (i8, (chains, n)),
         "best_score": (f8, (chains,)), "trace": (f8, (chains, done)),
         "proposed": (i8, (chains, 3)), "accepted": (i8, (chains, 3)),
         "edge_counts": (i8, (chains, n, n)), "edge_given_order": (f8, (chains, n, n)),
-        "n_kept": (i8, (chains,)),
+        "n_kept": (i8, (chains,)), "batch_counts": (np.dtype(np.int32), (chains, 2 * BATCHES, n, m)),
     }
 
 
@@ -721,7 +759,7 @@ def _read_checkpoint(path, refuse, most_bytes):
         refuse(None, "is not an order-MCMC checkpoint (an .npz file)")
     with f:
         names = set(f.files)
-        wanted = set(_HEADER_FIELDS) | set(_array_fields(0, 0, 0))
+        wanted = set(_HEADER_FIELDS) | set(_array_fields(0, 0, 0, 0))
         if names - wanted or wanted - names:
             refuse(None, f"is not an order-MCMC checkpoint of version {_CHECKPOINT_VERSION}: "
                          f"missing fields {sorted(wanted - names)}, unknown fields "
@@ -770,10 +808,10 @@ def _checked_settings(data, settings, burn_in_given, refuse):
         refuse(None, f"was written with other settings ({details})")
 
 
-def _checked_arrays(data, chains, n, done, refuse):
+def _checked_arrays(data, chains, n, m, done, refuse):
     """The state arrays, each of its dtype and shape, as fresh writable copies."""
     state = {}
-    for name, (dtype, shape) in _array_fields(chains, n, done).items():
+    for name, (dtype, shape) in _array_fields(chains, n, m, done).items():
         a = data[name]
         if a.dtype != dtype or a.shape != shape:
             refuse(name, f"must be {dtype} with shape {shape}, got {a.dtype} with shape "
@@ -787,8 +825,18 @@ def _n_kept(done, burn_in, thin):
     return max(0, -(-(done - burn_in) // thin))
 
 
-def _check_counts(state, n, done, settings, allowed, refuse):
-    """The counters: proposals, acceptances, kept orders and edge counts."""
+def _scattered(per_slot, candidates, fill=0.0):
+    """``[..., child, slot]`` values as ``[..., parent, child]``: ``fill`` where the
+    table allows no edge (and on the diagonal)."""
+    n = candidates.shape[0]
+    out = np.full(per_slot.shape[:-2] + (n, n), fill, dtype=per_slot.dtype)
+    child, slot = np.nonzero(candidates >= 0)
+    out[..., candidates[child, slot], child] = per_slot[..., child, slot]
+    return out
+
+
+def _check_counts(state, n, done, settings, allowed, refuse, candidates):
+    """The counters: proposals, acceptances, kept orders, edge counts and their batches."""
     proposed, accepted = state["proposed"], state["accepted"]
     per_chain = done if n >= 2 else 0
     if np.any(proposed < 0) or np.any(proposed.sum(axis=1) != per_chain):
@@ -803,6 +851,13 @@ def _check_counts(state, n, done, settings, allowed, refuse):
     counts = state["edge_counts"]
     if np.any(counts < 0) or np.any(counts > most) or np.any(counts[:, ~allowed]):
         refuse("edge_counts", f"must lie in 0 .. {most}, zero where the table allows no edge")
+    batches = state["batch_counts"]
+    used = -(-kept // _batch_size(max(kept - 1, 0)))
+    if np.any(batches < 0) or np.any(batches[:, used:]) or np.any(
+            batches[:, :, candidates < 0]) or not np.array_equal(
+            _scattered(batches.sum(axis=1), candidates, 0), counts):
+        refuse("batch_counts", f"must be non-negative, zero past batch {used} and on "
+                               f"padding, and sum to edge_counts")
     given = state["edge_given_order"]
     if not (np.all(np.isfinite(given)) and np.all(given >= 0)
             and np.all(given <= kept * (1 + 1e-9)) and not np.any(given[:, ~allowed])):
@@ -845,7 +900,8 @@ def _load(path, settings, fingerprint, burn_in_given, iterations, prepared):
     """
     refuse = _Refusal(path)
     chains, n = settings["chains"], prepared.n
-    most = 8 * chains * (iterations + 4 * n + 2 * n * n + 16) + (1 << 20)
+    m = prepared.m
+    most = 8 * chains * (iterations + 4 * n + 2 * n * n + BATCHES * n * m + 16) + (1 << 20)
     data = _read_checkpoint(path, refuse, most)
     if _scalar(data, "version", "int", refuse) != _CHECKPOINT_VERSION:
         refuse("version", f"must be {_CHECKPOINT_VERSION}, got {data['version']}")
@@ -860,12 +916,12 @@ def _load(path, settings, fingerprint, burn_in_given, iterations, prepared):
     if iterations < done:
         raise ValueError(f"iterations={iterations} is less than the {done} iterations "
                          f"the checkpoint {refuse.path} already ran")
-    state = _checked_arrays(data, chains, n, done, refuse)
+    state = _checked_arrays(data, chains, n, m, done, refuse)
     allowed = np.zeros((n, n), dtype=bool)  # [parent, child]
     for v in range(n):
         parents = prepared.candidates[v]
         allowed[parents[parents >= 0], v] = True
-    _check_counts(state, n, done, settings, allowed, refuse)
+    _check_counts(state, n, done, settings, allowed, refuse, prepared.candidates)
     _check_orders(state, n, done, prepared.kernel, refuse)
     trace = np.full((chains, iterations), np.nan)
     trace[:, :done] = state["trace"]
@@ -899,6 +955,24 @@ class OrderMCMCResult:
         edge ``parent -> child``: the order-MCMC estimate of its posterior.
     chain_edge_probabilities : numpy.ndarray, shape (chains, n, n)
         The same per chain.
+    edge_standard_errors : numpy.ndarray, shape (n, n)
+        The Monte Carlo standard error of ``edge_probabilities``, by batch
+        means within each chain (``2 BATCHES / SE_MERGE`` batches of
+        consecutive kept orders at most, at least half as many once
+        ``BATCHES`` orders are kept; a last, partial batch left out),
+        combined over the chains
+        (:func:`tandem.bn.diagnostics.batch_means_errors`). Zero where the
+        table allows no edge; NaN with fewer than 2 full batches.
+    edge_ess : numpy.ndarray, shape (n, n)
+        Each edge's effective sample size: the number of independent DAG
+        draws that would give its standard error, ``p (1 - p) / se**2``. NaN
+        where ``p`` is 0 or 1.
+    edge_rhat : numpy.ndarray, shape (n, n)
+        Each edge's rank-normalised split R-hat over the means of the chains'
+        :data:`BATCHES` to 2 :data:`BATCHES` batches
+        (:func:`tandem.bn.diagnostics.ranked_rhat`): 1.0 where every batch
+        agrees, NaN where the table allows no edge or with fewer than 4 full
+        batches.
     edge_probabilities_given_orders : numpy.ndarray, shape (n, n)
         The average over the kept orders of ``P(edge | order)``, computed
         exactly for each order (a Rao–Blackwellised estimate: same limit,
@@ -932,6 +1006,9 @@ class OrderMCMCResult:
 
     edge_probabilities: np.ndarray
     chain_edge_probabilities: np.ndarray
+    edge_standard_errors: np.ndarray
+    edge_ess: np.ndarray
+    edge_rhat: np.ndarray
     edge_probabilities_given_orders: np.ndarray
     chain_edge_probabilities_given_orders: np.ndarray
     best_order: np.ndarray
@@ -1085,6 +1162,7 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
             "edge_counts": np.zeros((chains, n, n), dtype=np.int64),
             "edge_given_order": np.zeros((chains, n, n)),
             "n_kept": np.zeros(chains, dtype=np.int64),
+            "batch_counts": np.zeros((chains, 2 * BATCHES, n, prepared.m), dtype=np.int32),
         }
 
     cum = np.cumsum(probabilities)
@@ -1123,7 +1201,7 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
             _advance(t, t1, burn_in, thin, dags_per_order, cum, moves_u, dags_u, prepared.kernel,
                      state["orders"], state["best_score"], state["best_order"], state["trace"],
                      state["proposed"], state["accepted"], state["edge_counts"],
-                     state["edge_given_order"], state["n_kept"])
+                     state["edge_given_order"], state["n_kept"], state["batch_counts"])
             bar.update(t1 - t)
             elapsed = time.monotonic() - start
             # aim at chunks of about half a second: the bar moves, the overhead stays small
@@ -1152,6 +1230,7 @@ def _result(state, prepared, table, streams, iterations, burn_in, thin, dags_per
         edges, given = nan, nan.copy()
     chain_edges[~has] = np.nan
     chain_given[~has] = np.nan
+    se, ess, rhat = _edge_errors(state, prepared, edges, dags_per_order)
     best_chain = int(np.argmax(state["best_score"]))
     best_order = state["best_order"][best_chain].copy()
     best_dag, best_dag_score = _best_dag(best_order, prepared.candidates, prepared.scores,
@@ -1161,6 +1240,9 @@ def _result(state, prepared, table, streams, iterations, burn_in, thin, dags_per
     return OrderMCMCResult(
         edge_probabilities=edges,
         chain_edge_probabilities=chain_edges,
+        edge_standard_errors=se,
+        edge_ess=ess,
+        edge_rhat=rhat,
         edge_probabilities_given_orders=given,
         chain_edge_probabilities_given_orders=chain_given,
         best_order=best_order,
@@ -1179,3 +1261,26 @@ def _result(state, prepared, table, streams, iterations, burn_in, thin, dags_per
         names=tuple(getattr(table, "names", ())),
         streams=streams,
     )
+
+
+def _edge_errors(state, prepared, edges, dags_per_order):
+    """``(se, ess, rhat)`` of the pooled edge probabilities ``edges``, from the
+    full batches of the chains' edge counts (all chains keep as many orders)."""
+    kept = int(state["n_kept"][0])
+    size = _batch_size(max(kept - 1, 0))
+    full = kept // size
+    counts = state["batch_counts"]
+    chains = counts.shape[0]
+    merged = full // SE_MERGE
+    long_counts = counts[:, :merged * SE_MERGE].reshape(
+        chains, merged, SE_MERGE, *counts.shape[2:]).sum(axis=2)
+    candidates = prepared.candidates
+    p = np.zeros(candidates.shape)
+    child, slot = np.nonzero(candidates >= 0)
+    p[child, slot] = edges[candidates[child, slot], child]
+    long_size = size * SE_MERGE
+    se, ess = diagnostics.batch_means_errors(long_counts / float(long_size * dags_per_order),
+                                             long_size, kept, p * (1.0 - p))
+    rhat = diagnostics.ranked_rhat(counts[:, :full] / float(size * dags_per_order))
+    return (_scattered(se, candidates, 0.0), _scattered(ess, candidates, np.nan),
+            _scattered(rhat, candidates, np.nan))

@@ -2,11 +2,14 @@
 
 :func:`learn` runs the pipeline; :func:`write_report` writes what it found:
 
-* ``edges.csv``: ``parent,child,probability`` for every ordered pair of
-  distinct nodes, the order-MCMC estimate of the edge's posterior;
+* ``edges.csv``: ``parent,child,probability,se,ess,rhat`` for every ordered
+  pair of distinct nodes: the order-MCMC estimate of the edge's posterior,
+  its Monte Carlo standard error, effective sample size and rank-normalised
+  split R-hat (see :class:`tandem.bn.OrderMCMCResult`);
 * ``run.json``: the settings, the data's shape and fingerprint, timings,
-  the best order and DAG, R-hat of the order scores, acceptance rates, and,
-  when the true graph is known, SHD and edge AUROC;
+  the best order and DAG, R-hat of the order scores, the edges' largest
+  R-hat and smallest ESS (:func:`convergence`), acceptance rates, and, when
+  the true graph is known, SHD and edge AUROC;
 * ``traces.png``, ``edges.png``, ``chains.png``: the order log-score trace
   of each chain, the edge probabilities (with the true edges marked), and
   chain against chain (needs matplotlib, the ``docs`` extra; ``chains.png``
@@ -37,11 +40,95 @@ import numpy as np
 from ..stream import Philox
 from . import diagnostics
 from .mcmc import estimate_bytes as mcmc_bytes
-from .mcmc import order_mcmc
+from .mcmc import SE_MERGE, order_mcmc
 from .table import _duration, plan_table
 
 PURPOSE_DATA, PURPOSE_MCMC = "data", "mcmc"
 FIGURES = ("traces.png", "edges.png", "chains.png")
+
+#: A run is flagged when an edge's R-hat passes RHAT_LIMIT or its effective
+#: sample size falls below ESS_LIMIT (Vehtari et al. 2021's advice), among the
+#: edges sampled in at least EDGE_FLOOR of the DAGs.
+RHAT_LIMIT, ESS_LIMIT, EDGE_FLOOR = 1.01, 400.0, 0.01
+
+
+def convergence(result, names):
+    """The edges' convergence in a JSON-ready record, with advice when it falls short.
+
+    Parameters
+    ----------
+    result : OrderMCMCResult
+    names : sequence of str
+        The nodes' names.
+
+    Returns
+    -------
+    dict
+        ``largest_rhat`` and ``smallest_ess`` over the edges with a
+        probability of at least :data:`EDGE_FLOOR` (each with its edge,
+        ``"parent -> child"``), the counts past :data:`RHAT_LIMIT` and
+        :data:`ESS_LIMIT`, and ``advice``: None when both hold, else a
+        sentence giving the iterations to run. The ESS of a run grows about
+        in proportion to its kept iterations, so the advice scales the
+        iterations by ``ESS_LIMIT / smallest_ess``, and at least doubles them
+        when only R-hat is past its limit.
+
+    Examples
+    --------
+    >>> import numpy as np, tandem
+    >>> from tandem.bn import order_mcmc, score_table, load_network
+    >>> data = load_network("cancer").sample(300, tandem.Philox(1))
+    >>> table = score_table(data, max_parents=2, progress=False)
+    >>> r = order_mcmc(table, tandem.Philox(2), iterations=400, progress=False)
+    >>> sorted(convergence(r, table.names))[:3]
+    ['advice', 'ess_below_limit', 'largest_rhat']
+    """
+    p = result.edge_probabilities
+    watched = np.nan_to_num(p) >= EDGE_FLOOR
+    rhat = np.where(watched & ~np.isnan(result.edge_rhat), result.edge_rhat, -np.inf)
+    ess = np.where(watched & ~np.isnan(result.edge_ess), result.edge_ess, np.inf)
+
+    def edge(index):
+        parent, child = np.unravel_index(index, p.shape)
+        return f"{names[parent]} -> {names[child]}"
+
+    record = {"largest_rhat": None, "largest_rhat_edge": None, "smallest_ess": None,
+              "smallest_ess_edge": None,
+              "rhat_above_limit": int(np.sum(rhat > RHAT_LIMIT)),
+              "ess_below_limit": int(np.sum(ess < ESS_LIMIT)), "advice": None}
+    if np.any(rhat > -np.inf):
+        worst = int(np.argmax(rhat))
+        record["largest_rhat"], record["largest_rhat_edge"] = float(rhat.flat[worst]), edge(worst)
+    if np.any(ess < np.inf):
+        worst = int(np.argmin(ess))
+        record["smallest_ess"], record["smallest_ess_edge"] = float(ess.flat[worst]), edge(worst)
+    kept = result.samples // result.dags_per_order
+    no_estimate = kept == 0 or not np.any(watched)
+    no_errors = not no_estimate and np.any(watched & np.isnan(result.edge_standard_errors))
+    if no_estimate or no_errors or record["rhat_above_limit"] or record["ess_below_limit"]:
+        factor = 2.0
+        if record["smallest_ess"] is not None and record["smallest_ess"] > 0:
+            factor = max(factor if record["rhat_above_limit"] else 1.0,
+                         ESS_LIMIT / record["smallest_ess"])
+        if no_errors:  # SE_MERGE kept orders a batch, 16 batches
+            factor = max(factor, 16 * SE_MERGE / kept)
+        needed = int(np.ceil(result.iterations * factor / 1000.0) * 1000)
+        parts = []
+        if record["rhat_above_limit"]:
+            parts.append(f"{record['rhat_above_limit']} edges have an R-hat above "
+                         f"{RHAT_LIMIT} (largest {record['largest_rhat']:.3f}, "
+                         f"{record['largest_rhat_edge']})")
+        if record["ess_below_limit"]:
+            parts.append(f"{record['ess_below_limit']} edges have an effective sample size "
+                         f"below {ESS_LIMIT:.0f} (smallest {record['smallest_ess']:.0f}, "
+                         f"{record['smallest_ess_edge']})")
+        if no_estimate:
+            parts.append("no DAG was sampled")
+        if no_errors:
+            parts.append(f"{kept} kept orders a chain are too few for standard errors")
+        record["advice"] = (f"{'; '.join(parts)}: run about {needed} iterations per chain "
+                            f"({needed - result.iterations} more) before trusting the edges")
+    return record
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,6 +178,7 @@ class Learned:
             "seconds": self.seconds,
             "samples_per_chain": result.samples,
             "rhat_order_score": diagnostics.rhat(result.traces, burn_in=result.burn_in),
+            "edges": convergence(result, names),
             "acceptance_rates": {k: [float(x) for x in v]
                                  for k, v in result.acceptance_rates.items()},
             "best_order": [names[i] for i in result.best_order],
@@ -386,14 +474,16 @@ def _commit(staging, out):
 
 
 def _edges_csv(learned, path):
-    names, p = learned.table.names, learned.mcmc.edge_probabilities
+    names, result = learned.table.names, learned.mcmc
+    columns = (result.edge_probabilities, result.edge_standard_errors, result.edge_ess,
+               result.edge_rhat)
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["parent", "child", "probability"])
+        writer.writerow(["parent", "child", "probability", "se", "ess", "rhat"])
         for i, parent in enumerate(names):
             for j, child in enumerate(names):
                 if i != j:
-                    writer.writerow([parent, child, repr(float(p[i, j]))])
+                    writer.writerow([parent, child, *(repr(float(c[i, j])) for c in columns)])
 
 
 def _figures(learned, folder):
