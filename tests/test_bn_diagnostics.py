@@ -199,5 +199,23 @@ def test_plots(tmp_path):
         fig.savefig(path, dpi=50)
         assert path.stat().st_size > 1000
     assert "R-hat" in figures[0].axes[0].get_title()
+    # the post-burn-in panel shows iterations 50 .. 199 alone
+    assert len(figures[0].axes) == 2 and "after burn-in" in figures[0].axes[1].get_title()
+    assert figures[0].axes[1].lines[0].get_xdata()[0] == 50
+    assert len(dg.plot_traces(traces).axes) == 1
+    # every true edge is marked by what became of it, and the extras too
+    p = np.zeros((5, 5))
+    p[0, 1] = 0.9  # found
+    p[4, 2] = 0.8  # found reversed
+    p[3, 0] = 0.7  # not a true edge
+    labels = sorted(t.get_text() for t in dg.plot_edge_probabilities(
+        p, true_adjacency=true).legends[0].get_texts())
+    assert labels == ["found, not a true edge (1)", "true edge, found (p > 0.5) (1)",
+                      "true edge, found reversed (1)"]
+    # the most disputed edges are named
+    chains[:, 3, 1] = [0.0, 0.5, 1.0]
+    box = [t.get_text() for t in dg.plot_chain_scatter(chains, names=list("abcde"),
+                                                      label=2).axes[0].texts]
+    assert box[-1].splitlines()[1] == "1: d -> b (chains 0.00 to 1.00)"
     with pytest.raises(ValueError, match="two chains"):
         dg.plot_chain_scatter(chains[:1])

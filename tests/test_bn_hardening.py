@@ -351,8 +351,8 @@ def test_one_chain_makes_a_report_without_the_chain_figure(tmp_path):
     code, _, err = run(["--network", "cancer", "--out", str(tmp_path / "one"), "--chains", "1",
                         *SMALL[:2], *SMALL[4:]])
     assert code == 0, err
-    assert sorted(p.name for p in (tmp_path / "one").iterdir()) == [
-        "edges.csv", "edges.png", "run.json", "traces.png"]
+    assert sorted(p.name for p in (tmp_path / "one").iterdir()) == sorted(
+        ["edges.csv", "edges.png", "run.json", "traces.png", *report.GRAPH_FILES])
 
 
 def test_a_new_report_folder_has_ordinary_permissions(tmp_path, learned):
@@ -366,7 +366,8 @@ def test_figures_of_an_earlier_report_do_not_outlive_it(tmp_path, monkeypatch, l
     out = report.write_report(learned, tmp_path / "out")
     monkeypatch.setattr(report, "_figures", lambda learned, folder: "none: no matplotlib")
     report.write_report(learned, out)
-    assert sorted(p.name for p in out.iterdir()) == ["edges.csv", "run.json"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["edges.csv", "run.json", *report.GRAPH_FILES])
 
 
 def test_a_signal_while_staging_leaves_nothing_and_reaches_the_old_handler(tmp_path,

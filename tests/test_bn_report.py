@@ -107,3 +107,23 @@ def test_write_report_refuses_a_file(tmp_path):
     with pytest.raises(ValueError, match="folder"):
         bn.report.write_report(learned, target)
     assert np.isfinite(learned.summary()["best_dag_score"])
+
+
+def test_missing_chooses_which_cells_are_missing(tmp_path):
+    """child's DuctFlow has a state named None: by default a missing cell
+    (dropped with --dropna), with --missing "" a state of its own."""
+    path = tmp_path / "ducts.csv"
+    rows = ["a,b"] + [f"{'None' if i % 3 == 0 else 'Lt'},{'x' if i % 2 else 'y'}"
+                      for i in range(60)]
+    path.write_text("\n".join(rows) + "\n")
+    code, _, err = run([str(path), "--out", str(tmp_path / "default"), "--dropna", *SMALL])
+    assert code == 0, err
+    default = json.loads((tmp_path / "default" / "run.json").read_text())
+    assert default["data"]["rows"] == 40 and default["data"]["dropped_rows"] == 20
+    code, _, err = run([str(path), "--out", str(tmp_path / "kept"), "--missing", "", *SMALL])
+    assert code == 0, err
+    kept = json.loads((tmp_path / "kept" / "run.json").read_text())
+    assert kept["data"]["rows"] == 60 and kept["data"]["dropped_rows"] == 0
+    code, _, err = run([str(path), "--out", str(tmp_path / "lt"), "--missing", "Lt, None",
+                        "--dropna", *SMALL])
+    assert code == 2 and "error" in err  # every row of a is missing: nothing left

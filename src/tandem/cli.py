@@ -162,7 +162,8 @@ def _bn_learn(args, out=sys.stdout, err=sys.stderr):
             kind = "gaussian" if args.score == "bge" else None
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                data = bn.Dataset.from_csv(args.data, kind=kind, dropna=args.dropna)
+                data = bn.Dataset.from_csv(args.data, kind=kind, dropna=args.dropna,
+                                           missing=_missing_tokens(args.missing))
             for warning in caught:
                 print(f"tandem bn learn: warning: {warning.message}", file=err)
             source = str(args.data)
@@ -195,9 +196,19 @@ def _bn_learn(args, out=sys.stdout, err=sys.stderr):
         against = summary["against_true_graph"]
         say(f"against the true graph: edge AUROC {against['auroc_directed']:.3f} (directed), "
             f"{against['auroc_skeleton']:.3f} (skeleton); SHD of the best DAG "
-            f"{against['shd_best_dag']}")
-    say(f"report: {path}/ (edges.csv, run.json, figures: {_figures_line(path)})")
+            f"{against['shd_best_dag']}; CPDAG SHD of the graph of edges above "
+            f"{report.GRAPH_THRESHOLD} {against['shd_cpdag_graph']}, of the best DAG "
+            f"{against['shd_cpdag_best_dag']}")
+    say(f"report: {path}/ (edges.csv, run.json, graph and cpdag .dot and .graphml, "
+        f"figures: {_figures_line(path)})")
     return 0
+
+
+def _missing_tokens(text):
+    """``--missing``'s tokens: the comma-separated cells, or the default set."""
+    from tandem.bn.data import MISSING_TOKENS
+
+    return MISSING_TOKENS if text is None else tuple(t.strip() for t in text.split(","))
 
 
 def _figures_line(path):
@@ -249,6 +260,10 @@ def _add_bn(commands):
                             "past it the run is refused, naming the --max-parents and "
                             "--candidates that fit (default 600; inf for no limit)")
     learn.add_argument("--dropna", action="store_true", help="drop rows with missing values")
+    learn.add_argument("--missing", default=None, metavar="TOKENS",
+                       help="the cells of a CSV file that count as missing, comma-separated "
+                            "(\"\" for empty cells only); default: empty, NA, N/A, n/a, NaN, "
+                            "nan, -nan, NULL, null, None, #N/A and <NA>")
     learn.add_argument("--out", help="the report folder (default tandem-bn-NAME)")
 
 

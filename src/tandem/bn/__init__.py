@@ -12,7 +12,9 @@
 * :func:`order_mcmc`: Friedman and Koller's order MCMC on split streams.
 * :func:`exact_edge_posteriors`: Koivisto and Sood's dynamic program, the
   reference for small networks.
-* :mod:`tandem.bn.diagnostics` (R-hat, SHD, AUROC, figures) and
+* :mod:`tandem.bn.graphs`: CPDAGs, an acyclic graph of the likely edges,
+  export to DOT, GraphML and networkx.
+* :mod:`tandem.bn.diagnostics` (R-hat, errors, SHD, AUROC, figures) and
   :mod:`tandem.bn.report` (the pipeline and report folder of
   ``tandem bn learn``).
 """
@@ -34,11 +36,13 @@ _EXPORTS = {
     "structural_hamming_distance": "diagnostics",
     "edge_auroc": "diagnostics",
     "rhat": "diagnostics",
+    "cpdag": "graphs",
+    "thresholded_dag": "graphs",
 }
 
 
-_SUBMODULES = ("combinations", "data", "diagnostics", "exact", "mcmc", "network", "report",
-               "scores", "table")
+_SUBMODULES = ("combinations", "data", "diagnostics", "exact", "graphs", "mcmc", "network",
+               "report", "scores", "table")
 
 
 def __getattr__(name):

@@ -351,13 +351,15 @@ def _figure(**kwargs):
 
 
 def plot_traces(traces, *, burn_in=None, title="order log score"):
-    """One line per chain of a traced scalar against the iteration.
+    """One line per chain of a traced scalar against the iteration; with a
+    burn-in, a second panel shows the draws after it alone, on their own
+    scale, where mixing can be judged.
 
     Parameters
     ----------
     traces : array_like, shape (chains, iterations)
     burn_in : int, optional
-        Drawn as a vertical line, and the R-hat after it goes into the title.
+        Drawn as a vertical line; the R-hat after it goes into the title.
     title : str
 
     Returns
@@ -365,18 +367,24 @@ def plot_traces(traces, *, burn_in=None, title="order log score"):
     matplotlib.figure.Figure
     """
     x = _traces(traces, 0)
-    fig = _figure(figsize=(7.0, 3.5), layout="constrained")
-    ax = fig.subplots()
-    for c in range(x.shape[0]):
-        ax.plot(np.arange(x.shape[1]), x[c], lw=0.6, label=f"chain {c}")
+    after = burn_in is not None and 0 < burn_in < x.shape[1] - 1
+    fig = _figure(figsize=(7.0, 6.0 if after else 3.5), layout="constrained")
+    axes = fig.subplots(2 if after else 1, 1, squeeze=False)[:, 0]
     if burn_in is not None:
-        ax.axvline(burn_in, color="k", ls="--", lw=0.8)
         title = f"{title} (split R-hat after burn-in {rhat(x, burn_in=burn_in):.3f})"
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("log score")
-    ax.set_title(title)
+    spans = [(0, x.shape[1], "all iterations")] + ([(burn_in, x.shape[1], "after burn-in")]
+                                                   if after else [])
+    for ax, (start, stop, what) in zip(axes, spans):
+        t = np.arange(start, stop)
+        for c in range(x.shape[0]):
+            ax.plot(t, x[c, start:stop], lw=0.6, label=f"chain {c}")
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("log score")
+        ax.set_title(f"{title}: {what}" if after else title, fontsize="medium")
+    if burn_in is not None:
+        axes[0].axvline(burn_in, color="k", ls="--", lw=0.8)
     if x.shape[0] <= 8:
-        ax.legend(fontsize="small", ncol=min(x.shape[0], 4))
+        axes[-1].legend(fontsize="small", ncol=min(x.shape[0], 4))
     return fig
 
 
@@ -390,7 +398,9 @@ def plot_edge_probabilities(probabilities, *, names=None, true_adjacency=None,
     names : sequence of str, optional
         Node names for the ticks.
     true_adjacency : array_like, shape (n, n), optional
-        True edges are outlined.
+        The true edges, marked by what became of them: found (probability
+        above 0.5), found reversed, or missed; and the edges found that are
+        not true in either direction. The legend counts each.
     title : str
 
     Returns
@@ -402,14 +412,27 @@ def plot_edge_probabilities(probabilities, *, names=None, true_adjacency=None,
     side = min(12.0, 3.0 + 0.25 * n)
     fig = _figure(figsize=(side + 1.0, side), layout="constrained")
     ax = fig.subplots()
-    image = ax.imshow(p, vmin=0.0, vmax=1.0, cmap="viridis")
+    image = ax.imshow(p, vmin=0.0, vmax=1.0, cmap="Greys")
     fig.colorbar(image, ax=ax, label="probability")
     if true_adjacency is not None:
         t = _adjacency(true_adjacency, "true_adjacency", n)
-        rows, cols = np.nonzero(t)
-        ax.scatter(cols, rows, s=max(4.0, 120.0 / max(n, 1)), facecolors="none",
-                   edgecolors="r", linewidths=0.8, label="true edge")
-        ax.legend(loc="upper right", fontsize="small")
+        found = p > 0.5
+        cell = 0.8 * 72.0 * side / max(n, 1)  # points a cell, roughly
+        size = max(6.0, (0.6 * cell) ** 2)
+        kinds = (
+            (t & found, "o", "tab:green", "true edge, found (p > 0.5)"),
+            (t & ~found & found.T, "s", "tab:orange", "true edge, found reversed"),
+            (t & ~found & ~found.T, "o", "tab:red", "true edge, missed"),
+            (found & ~t & ~t.T, "x", "tab:blue", "found, not a true edge"),
+        )
+        for where, marker, colour, label in kinds:
+            rows, cols = np.nonzero(where)
+            if rows.size:
+                filled = marker == "x"
+                ax.scatter(cols, rows, s=size, marker=marker,
+                           facecolors=colour if filled else "none", edgecolors=colour,
+                           linewidths=1.0, label=f"{label} ({rows.size})")
+        fig.legend(loc="outside lower center", ncol=2, fontsize="small")
     if names is not None and len(names) == n and n <= 60:
         ax.set_xticks(range(n), names, rotation=90, fontsize="x-small")
         ax.set_yticks(range(n), names, fontsize="x-small")
@@ -419,15 +442,22 @@ def plot_edge_probabilities(probabilities, *, names=None, true_adjacency=None,
     return fig
 
 
-def plot_chain_scatter(chain_probabilities, *, title="edge probabilities, chain against chain"):
+def plot_chain_scatter(chain_probabilities, *, names=None, label=5,
+                       title="edge probabilities, chain against chain"):
     """Each chain's edge probabilities against the mean of the other chains.
 
-    Points on the diagonal mean the chains agree.
+    Points on the diagonal mean the chains agree; the ``label`` edges on
+    which the chains disagree most (the largest spread between chains) are
+    named next to their points.
 
     Parameters
     ----------
     chain_probabilities : array_like, shape (chains, n, n)
         At least two chains.
+    names : sequence of str, optional
+        Node names, for the labels (``parent -> child``); indices otherwise.
+    label : int
+        How many of the most disputed edges to name.
     title : str
 
     Returns
@@ -435,16 +465,33 @@ def plot_chain_scatter(chain_probabilities, *, title="edge probabilities, chain 
     matplotlib.figure.Figure
     """
     p = _chain_probabilities(chain_probabilities)
-    chains = p.shape[0]
+    chains, n = p.shape[0], p.shape[1]
     if chains < 2:
         raise ValueError("plot_chain_scatter needs at least two chains")
-    off = ~np.eye(p.shape[1], dtype=bool)
-    fig = _figure(figsize=(4.5, 4.5), layout="constrained")
+    names = [str(i) for i in range(n)] if names is None else [str(x) for x in names]
+    off = ~np.eye(n, dtype=bool)
+    fig = _figure(figsize=(5.5, 5.5), layout="constrained")
     ax = fig.subplots()
     total = p.sum(axis=0)
     for c in range(chains):
         others = (total - p[c]) / (chains - 1)
         ax.scatter(others[off], p[c][off], s=8, alpha=0.6, label=f"chain {c}")
+    spread = np.where(off, p.max(axis=0) - p.min(axis=0), -1.0)
+    disputed = []
+    for index in np.argsort(spread, axis=None, kind="stable")[::-1][:label]:
+        a, b = np.unravel_index(index, (n, n))
+        if spread[a, b] <= 0:
+            break
+        disputed.append(f"{len(disputed) + 1}: {names[a]} -> {names[b]} "
+                        f"(chains {p[:, a, b].min():.2f} to {p[:, a, b].max():.2f})")
+        c = int(np.argmax(np.abs(p[:, a, b] - p[:, a, b].mean())))
+        x = (total[a, b] - p[c, a, b]) / (chains - 1)
+        ax.annotate(str(len(disputed)), (x, p[c, a, b]), fontsize="small", weight="bold",
+                    xytext=(3, 3), textcoords="offset points")
+    if disputed:
+        ax.text(0.02, 0.98, "most disputed edges\n" + "\n".join(disputed),
+                transform=ax.transAxes, va="top", fontsize="x-small",
+                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "0.8"})
     ax.plot([0, 1], [0, 1], color="k", lw=0.8)
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
@@ -452,5 +499,5 @@ def plot_chain_scatter(chain_probabilities, *, title="edge probabilities, chain 
     ax.set_ylabel("chain")
     ax.set_title(title)
     if chains <= 8:
-        ax.legend(fontsize="small")
+        ax.legend(fontsize="small", loc="lower right")
     return fig

@@ -10,6 +10,10 @@
   the best order and DAG, R-hat of the order scores, the edges' largest
   R-hat and smallest ESS (:func:`convergence`), acceptance rates, and, when
   the true graph is known, SHD and edge AUROC;
+* ``graph.dot``, ``graph.graphml``: the acyclic graph of the edges whose
+  posterior passes 0.5 (:func:`tandem.bn.graphs.thresholded_dag`), each arc
+  labelled with its probability; ``cpdag.dot``, ``cpdag.graphml``: its
+  Markov equivalence class (:func:`tandem.bn.graphs.cpdag`);
 * ``traces.png``, ``edges.png``, ``chains.png``: the order log-score trace
   of each chain, the edge probabilities (with the true edges marked), and
   chain against chain (needs matplotlib, the ``docs`` extra; ``chains.png``
@@ -38,13 +42,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..stream import Philox
-from . import diagnostics
+from . import diagnostics, graphs
 from .mcmc import estimate_bytes as mcmc_bytes
 from .mcmc import SE_MERGE, order_mcmc
 from .table import _duration, plan_table
 
 PURPOSE_DATA, PURPOSE_MCMC = "data", "mcmc"
 FIGURES = ("traces.png", "edges.png", "chains.png")
+
+#: The posterior probability an edge must pass to enter the report's graphs.
+GRAPH_THRESHOLD = 0.5
 
 #: A run is flagged when an edge's R-hat passes RHAT_LIMIT or its effective
 #: sample size falls below ESS_LIMIT (Vehtari et al. 2021's advice), among the
@@ -158,6 +165,13 @@ class Learned:
     true_adjacency: np.ndarray | None
     source: str
 
+    def graph(self, threshold=GRAPH_THRESHOLD):
+        """The acyclic graph of the edges whose posterior passes ``threshold``
+        (:func:`tandem.bn.graphs.thresholded_dag`), as a bool ``[parent,
+        child]`` matrix; :func:`tandem.bn.graphs.cpdag` gives its class and
+        :func:`tandem.bn.graphs.to_networkx` a networkx graph."""
+        return graphs.thresholded_dag(self.mcmc.edge_probabilities, threshold)
+
     def summary(self):
         """The JSON-ready record of the run that ``run.json`` holds."""
         import tandem
@@ -188,11 +202,16 @@ class Learned:
         }
         if self.true_adjacency is not None:
             truth, p = self.true_adjacency, result.edge_probabilities
+            true_class = graphs.cpdag(truth)
             record["against_true_graph"] = {
                 "true_edges": int(truth.sum()),
                 "shd_best_dag": diagnostics.structural_hamming_distance(result.best_dag, truth),
                 "shd_probability_above_half": diagnostics.structural_hamming_distance(
                     p > 0.5, truth),
+                "shd_cpdag_best_dag": diagnostics.structural_hamming_distance(
+                    graphs.cpdag(result.best_dag), true_class),
+                "shd_cpdag_graph": diagnostics.structural_hamming_distance(
+                    graphs.cpdag(self.graph()), true_class),
                 "auroc_directed": diagnostics.edge_auroc(p, truth),
                 "auroc_skeleton": diagnostics.edge_auroc(p, truth, directed=False),
             }
@@ -278,7 +297,8 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
 
 
 #: The files of a report (figures only with matplotlib).
-REPORT_FILES = ("edges.csv", "run.json") + FIGURES
+GRAPH_FILES = ("graph.dot", "graph.graphml", "cpdag.dot", "cpdag.graphml")
+REPORT_FILES = ("edges.csv", "run.json") + GRAPH_FILES + FIGURES
 
 _STAGING = ".tandem-report-"
 
@@ -417,6 +437,7 @@ def write_report(learned, out):
                 record = learned.summary()
                 record["figures"] = _figures(learned, staging)
                 _edges_csv(learned, staging / "edges.csv")
+                _graph_files(learned, staging)
                 (staging / "run.json").write_text(json.dumps(record, indent=2) + "\n")
                 _commit(staging, out)
             finally:
@@ -486,6 +507,14 @@ def _edges_csv(learned, path):
                     writer.writerow([parent, child, *(repr(float(c[i, j])) for c in columns)])
 
 
+def _graph_files(learned, folder):
+    names, p = learned.table.names, learned.mcmc.edge_probabilities
+    dag = learned.graph()
+    for stem, g in (("graph", dag), ("cpdag", graphs.cpdag(dag))):
+        (folder / f"{stem}.dot").write_text(graphs.to_dot(g, names, p) + "\n")
+        graphs.write_graphml(g, folder / f"{stem}.graphml", names, p)
+
+
 def _figures(learned, folder):
     """Write the PNG figures; returns their names, or why there are none."""
     try:
@@ -503,7 +532,8 @@ def _figures(learned, folder):
             true_adjacency=learned.true_adjacency),
     }
     if result.chain_edge_probabilities.shape[0] >= 2:  # chain against chain
-        figures["chains.png"] = diagnostics.plot_chain_scatter(result.chain_edge_probabilities)
+        figures["chains.png"] = diagnostics.plot_chain_scatter(result.chain_edge_probabilities,
+                                                               names=learned.table.names)
     for name, figure in figures.items():
         figure.savefig(folder / name, dpi=120, bbox_inches="tight")
         plt.close(figure)
