@@ -48,6 +48,9 @@ def test_network_report(tmp_path):
     assert f"R-hat of the order score {record['rhat_order_score']:.3f}" in out
     assert record["data"]["rows"] == 300 and record["settings"]["chains"] == 2
     assert sorted(record["best_order"]) == sorted(names)
+    # cancer has 5 nodes: the MAP DAG is exact, and scores at least the best order's DAG
+    assert record["map_dag_exact"] and record["map_dag_score"] >= record["best_dag_score"]
+    assert {"shd_cpdag_map_dag", "shd_cpdag_graph"} <= set(record["against_true_graph"])
     assert 0.0 <= record["against_true_graph"]["auroc_directed"] <= 1.0
     assert record["figures"] == ["traces.png", "edges.png", "chains.png"]
     for name in record["figures"]:

@@ -197,7 +197,9 @@ def _bn_learn(args, out=sys.stdout, err=sys.stderr):
         say(f"against the true graph: edge AUROC {against['auroc_directed']:.3f} (directed), "
             f"{against['auroc_skeleton']:.3f} (skeleton); SHD of the best DAG "
             f"{against['shd_best_dag']}; CPDAG SHD of the graph of edges above "
-            f"{report.GRAPH_THRESHOLD} {against['shd_cpdag_graph']}, of the best DAG "
+            f"{report.GRAPH_THRESHOLD} {against['shd_cpdag_graph']}, of the "
+            f"{'exact ' if summary['map_dag_exact'] else ''}MAP DAG "
+            f"{against['shd_cpdag_map_dag']}, of the best order's DAG "
             f"{against['shd_cpdag_best_dag']}")
     say(f"report: {path}/ (edges.csv, run.json, graph and cpdag .dot and .graphml, "
         f"figures: {_figures_line(path)})")

@@ -12,6 +12,7 @@
 * :func:`order_mcmc`: Friedman and Koller's order MCMC on split streams.
 * :func:`exact_edge_posteriors`: Koivisto and Sood's dynamic program, the
   reference for small networks.
+* :func:`map_dag`: the highest-scoring DAG, exactly up to 20 nodes.
 * :mod:`tandem.bn.graphs`: CPDAGs, an acyclic graph of the likely edges,
   export to DOT, GraphML and networkx.
 * :mod:`tandem.bn.diagnostics` (R-hat, errors, SHD, AUROC, figures) and
@@ -38,11 +39,12 @@ _EXPORTS = {
     "rhat": "diagnostics",
     "cpdag": "graphs",
     "thresholded_dag": "graphs",
+    "map_dag": "search",
 }
 
 
 _SUBMODULES = ("combinations", "data", "diagnostics", "exact", "graphs", "mcmc", "network",
-               "report", "scores", "table")
+               "report", "scores", "search", "table")
 
 
 def __getattr__(name):

@@ -45,7 +45,7 @@ from .. import _progress, core, parallel
 from ..core.fmath import exp64, log64
 from ..distributions import random_at
 from ..stream import Stream
-from . import combinations, diagnostics
+from . import combinations, diagnostics, search
 
 core.register()
 
@@ -576,35 +576,6 @@ def _advance(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
                batch_counts[c])
 
 
-@numba.njit(cache=True)
-def _best_dag(order, candidates, scores, subsets):
-    """Per node, the best parent set (lowest rank among ties) that the order allows."""
-    n = order.shape[0]
-    pos = np.empty(n, dtype=np.int64)
-    for p in range(n):
-        pos[order[p]] = p
-    nodes = np.empty(max(subsets.shape[1], 1), dtype=np.int64)
-    adjacency = np.zeros((n, n), dtype=np.bool_)
-    total = 0.0
-    for v in range(n):
-        best = -np.inf
-        best_r = 0
-        for r in range(scores.shape[1]):
-            if not scores[v, r] > best:
-                continue
-            count = combinations.set_members(subsets, candidates[v], r, nodes)
-            ok = count >= 0
-            for q in range(max(count, 0)):
-                ok &= pos[nodes[q]] < pos[v]
-            if ok:
-                best = scores[v, r]
-                best_r = r
-        total += best
-        for q in range(combinations.set_members(subsets, candidates[v], best_r, nodes)):
-            adjacency[nodes[q], v] = True
-    return adjacency, total
-
-
 # -- the table, prepared for the kernels --------------------------------------
 
 class _Prepared:
@@ -983,6 +954,9 @@ class OrderMCMCResult:
         first to last (ties go to the lower chain, then the earlier visit).
     best_order_score : float
         Its log score.
+    chain_best_orders : numpy.ndarray of int64, shape (chains, n)
+        Each chain's highest-scoring order (where
+        :func:`tandem.bn.search.map_dag` starts on large tables).
     best_dag : numpy.ndarray of bool, shape (n, n)
         The best DAG that ``best_order`` allows: each node's highest-scoring
         allowed parent set.
@@ -1013,6 +987,7 @@ class OrderMCMCResult:
     chain_edge_probabilities_given_orders: np.ndarray
     best_order: np.ndarray
     best_order_score: float
+    chain_best_orders: np.ndarray
     best_dag: np.ndarray
     best_dag_score: float
     traces: np.ndarray
@@ -1233,8 +1208,10 @@ def _result(state, prepared, table, streams, iterations, burn_in, thin, dags_per
     se, ess, rhat = _edge_errors(state, prepared, edges, dags_per_order)
     best_chain = int(np.argmax(state["best_score"]))
     best_order = state["best_order"][best_chain].copy()
-    best_dag, best_dag_score = _best_dag(best_order, prepared.candidates, prepared.scores,
-                                         prepared.subsets)
+    rows = search._order_rows(best_order, prepared.candidates, prepared.scores,
+                              prepared.subsets)
+    best_dag = search._adjacency(rows, prepared.candidates, prepared.subsets)
+    best_dag_score = sum(float(prepared.scores[v, r]) for v, r in enumerate(rows))
     with np.errstate(invalid="ignore", divide="ignore"):
         rates = state["accepted"] / state["proposed"]
     return OrderMCMCResult(
@@ -1247,6 +1224,7 @@ def _result(state, prepared, table, streams, iterations, burn_in, thin, dags_per
         chain_edge_probabilities_given_orders=chain_given,
         best_order=best_order,
         best_order_score=float(state["best_score"][best_chain]),
+        chain_best_orders=state["best_order"].copy(),
         best_dag=best_dag,
         best_dag_score=float(best_dag_score),
         traces=state["trace"],

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import hashlib
 import json
 import os
@@ -42,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..stream import Philox
-from . import diagnostics, graphs
+from . import diagnostics, graphs, search
 from .mcmc import estimate_bytes as mcmc_bytes
 from .mcmc import SE_MERGE, order_mcmc
 from .table import _duration, plan_table
@@ -172,6 +173,13 @@ class Learned:
         :func:`tandem.bn.graphs.to_networkx` a networkx graph."""
         return graphs.thresholded_dag(self.mcmc.edge_probabilities, threshold)
 
+    @functools.cached_property
+    def map_dag(self):
+        """``(dag, score, exact)`` of :func:`tandem.bn.search.map_dag` on the
+        table, from the chains' best orders: the highest-scoring DAG, exactly
+        up to 20 nodes."""
+        return search.map_dag(self.table, self.mcmc.chain_best_orders)
+
     def summary(self):
         """The JSON-ready record of the run that ``run.json`` holds."""
         import tandem
@@ -199,6 +207,9 @@ class Learned:
             "best_order_score": result.best_order_score,
             "best_dag_edges": edges,
             "best_dag_score": result.best_dag_score,
+            "map_dag_edges": [[names[p], names[c]] for p, c in zip(*np.nonzero(self.map_dag[0]))],
+            "map_dag_score": self.map_dag[1],
+            "map_dag_exact": self.map_dag[2],
         }
         if self.true_adjacency is not None:
             truth, p = self.true_adjacency, result.edge_probabilities
@@ -210,6 +221,8 @@ class Learned:
                     p > 0.5, truth),
                 "shd_cpdag_best_dag": diagnostics.structural_hamming_distance(
                     graphs.cpdag(result.best_dag), true_class),
+                "shd_cpdag_map_dag": diagnostics.structural_hamming_distance(
+                    graphs.cpdag(self.map_dag[0]), true_class),
                 "shd_cpdag_graph": diagnostics.structural_hamming_distance(
                     graphs.cpdag(self.graph()), true_class),
                 "auroc_directed": diagnostics.edge_auroc(p, truth),
