@@ -446,7 +446,7 @@ def wide_csv(tmp_path_factory):
 
 def test_wide_data_over_the_time_limit_is_refused_naming_the_options(tmp_path, monkeypatch,
                                                                       wide_csv):
-    monkeypatch.setattr(table_module, "available_memory", lambda: 2**52)
+    monkeypatch.setattr(table_module, "total_memory", lambda: 2**52)
     start = time.perf_counter()
     code, _, err = run([str(wide_csv), "--out", str(tmp_path / "report"), "--time-limit", "20"])
     assert time.perf_counter() - start < 60  # the estimate, not the 1.3e9 scores
@@ -458,7 +458,7 @@ def test_wide_data_over_the_time_limit_is_refused_naming_the_options(tmp_path, m
 
 
 def test_wide_data_over_the_memory_limit_names_the_options(tmp_path, monkeypatch, wide_csv):
-    monkeypatch.setattr(table_module, "available_memory", lambda: 8 * 2**30)
+    monkeypatch.setattr(table_module, "total_memory", lambda: 8 * 2**30)
     refuse = tmp_path / "report"
     code, _, err = run([str(wide_csv), "--out", str(refuse)])
     assert code == 2 and "more than the memory limit of 4 GiB" in err
@@ -511,7 +511,7 @@ def test_the_memory_limit_counts_what_order_mcmc_builds(monkeypatch):
     extra = mcmc_bytes(8, 7, 3, chains=4, iterations=20_000)
     assert sum(a.nbytes for a in arrays) <= extra
     alone = table_module.estimate_bytes(data, max_parents=3)
-    monkeypatch.setattr(table_module, "available_memory", lambda: 2 * (alone + extra // 2))
+    monkeypatch.setattr(table_module, "total_memory", lambda: 2 * (alone + extra // 2))
     with pytest.raises(table_module.ScoreTableMemoryError, match="max_parents=3"):
         report.learn(data, max_parents=3, chains=4, iterations=20_000, progress=False)
 
@@ -811,3 +811,26 @@ def test_from_dataframe_hostile(arguments):
     columns = [frame.iloc[:, j][stay].tolist() for j in range(frame.shape[1])]
     check_states(d, columns)
     assert kind is None or d.kind == kind
+
+
+def test_the_default_memory_limit_is_a_share_of_the_total_not_of_what_is_free(monkeypatch):
+    assert table_module.default_memory_limit() == int(
+        table_module.MEMORY_FRACTION * table_module.total_memory())
+    assert table_module.total_memory() >= table_module.available_memory() > 0
+    monkeypatch.setattr(table_module, "available_memory", lambda: 1)  # a busy machine
+    assert table_module.default_memory_limit() > 2**20
+
+
+def test_order_mcmc_estimates_its_memory_before_it_starts(monkeypatch):
+    from tandem.bn import mcmc
+
+    data = bn.load_network("asia").sample(200, tandem.Philox(2))
+    table = bn.score_table(data, max_parents=3, progress=False)
+    need = mcmc_bytes(8, 7, 3, chains=4, iterations=1000)
+    with pytest.raises(MemoryError, match="memory_limit"):
+        order_mcmc(table, tandem.Philox(1), iterations=1000, memory_limit=need - 1,
+                   progress=False)
+    order_mcmc(table, tandem.Philox(1), iterations=1000, memory_limit=need, progress=False)
+    monkeypatch.setattr(mcmc, "default_memory_limit", lambda: table.scores.nbytes + need - 1)
+    with pytest.raises(MemoryError, match="half the machine's memory"):
+        order_mcmc(table, tandem.Philox(1), iterations=1000, progress=False)

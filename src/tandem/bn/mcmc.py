@@ -46,6 +46,7 @@ from ..core.fmath import exp64, log64
 from ..distributions import random_at
 from ..stream import Stream
 from . import combinations, diagnostics, search
+from .table import default_memory_limit
 
 core.register()
 
@@ -649,6 +650,28 @@ def estimate_bytes(n_nodes, m, max_parents, *, chains=4, iterations=10_000):
                         + 8 * iterations + (1 << 23)))
 
 
+def _check_memory(table, chains, iterations, memory_limit):
+    """Refuse, before anything is built, a run whose estimate passes the limit."""
+    scores = np.asarray(table.scores)
+    if scores.ndim != 2:
+        return  # _Prepared says what is wrong
+    n, m = scores.shape[0], np.shape(table.candidates)[-1]
+    need = estimate_bytes(n, m, int(table.max_parents), chains=chains, iterations=iterations)
+    if memory_limit is None:
+        limit = default_memory_limit() - scores.nbytes
+        what = "half the machine's memory less the table's"
+    else:
+        limit = _integer(memory_limit, "memory_limit", 0)
+        what = "memory_limit"
+    if need > limit:
+        raise MemoryError(
+            f"order_mcmc needs about {need / 2**30:.2f} GiB beside the table (sorted scores "
+            f"and ranks, weights and set masks of {n} x {scores.shape[1]} entries, and "
+            f"{chains} chains' state and {iterations} iterations of trace), more than "
+            f"{max(limit, 0) / 2**30:.2f} GiB ({what}); restrict the candidates or "
+            f"max_parents of the table, or pass memory_limit")
+
+
 # -- settings and checkpoints -------------------------------------------------
 
 def _integer(x, name, low):
@@ -1025,7 +1048,8 @@ def _same(a, b):
 
 
 def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=10,
-               moves=MOVES, dags_per_order=1, checkpoint=None, resume=None, progress=True):
+               moves=MOVES, dags_per_order=1, checkpoint=None, resume=None, progress=True,
+               memory_limit=None):
     """Sample node orders by Metropolis–Hastings, and DAGs given the orders.
 
     Parameters
@@ -1073,6 +1097,11 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         naming ``resume`` and the field.
     progress : bool or "always"
         Show a progress bar (on a terminal).
+    memory_limit : int, optional
+        Bytes the sampler may take beside the table, estimated by
+        :func:`estimate_bytes` before anything is built; past it
+        ``MemoryError``. Default: :func:`tandem.bn.table.default_memory_limit`
+        (half the machine's total memory) less the table's own bytes.
 
     Returns
     -------
@@ -1104,6 +1133,7 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
     thin = _integer(thin, "thin", 1)
     dags_per_order = _integer(dags_per_order, "dags_per_order", 1)
     probabilities = _move_probabilities(moves)
+    _check_memory(table, chains, iterations, memory_limit)
     prepared = _Prepared(table)
     n = prepared.n
     fingerprint = str(table.fingerprint)

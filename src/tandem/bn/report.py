@@ -272,7 +272,8 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
         Seconds the score table may take, estimated before it starts
         (:func:`tandem.bn.table.plan_table`); past it
         :class:`~tandem.bn.table.ScoreTableTimeError`. Default no limit.
-        The memory limit (half the memory available) covers the table and
+        The memory limit (:func:`tandem.bn.table.default_memory_limit`, half
+        the machine's total memory) covers the table and
         what order MCMC builds from it (:func:`tandem.bn.mcmc.estimate_bytes`).
     progress : bool or "always"
         True shows the bars on a terminal, and on any stderr when the score

@@ -36,7 +36,10 @@ from .scores import (
     scratch_sizes,
 )
 
-#: Fraction of the available memory that a table may take by default.
+#: Fraction of the machine's total memory (:func:`total_memory`) that a table,
+#: and order MCMC on it, may take by default. A fixed share of the total, not
+#: of the memory free at the moment, so that the limit does not move with the
+#: machine's other work.
 MEMORY_FRACTION = 0.5
 
 #: The fewest (node, set) entries per call of the parallel kernel, between
@@ -211,19 +214,60 @@ class ScoreTable:
         return int(combinations.rank(np.array(positions, dtype=np.int64), self.m))
 
 
-def available_memory():
-    """Bytes of memory available now: MemAvailable from /proc/meminfo, else ``os.sysconf``."""
+def _meminfo(field):
+    """The ``field`` of /proc/meminfo in bytes, or None."""
     try:
         with open("/proc/meminfo") as f:
             for line in f:
-                if line.startswith("MemAvailable:"):
+                if line.startswith(f"{field}:"):
                     return int(line.split()[1]) * 1024
-    except OSError:
+    except (OSError, ValueError, IndexError):
         pass
+    return None
+
+
+def _cgroup_limit():
+    """The memory limit of this process's control group (v2 or v1), or None."""
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit() and int(text) < 2**60:
+            return int(text)
+    return None
+
+
+def total_memory():
+    """Bytes of memory this process may use in all: the machine's (MemTotal, else
+    ``os.sysconf``), or its control group's limit where that is lower (a
+    container). The default memory limits are :data:`MEMORY_FRACTION` of it."""
+    total = _meminfo("MemTotal")
+    if total is None:
+        try:
+            total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            total = 16 * 2**30
+    limit = _cgroup_limit()
+    return total if limit is None else min(total, limit)
+
+
+def available_memory():
+    """Bytes of memory available now: MemAvailable from /proc/meminfo, else ``os.sysconf``
+    (for information: the limits use :func:`total_memory`)."""
+    available = _meminfo("MemAvailable")
+    if available is not None:
+        return available
     try:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return 8 * 2**30
+
+
+def default_memory_limit():
+    """:data:`MEMORY_FRACTION` of :func:`total_memory`, in bytes."""
+    return int(MEMORY_FRACTION * total_memory())
 
 
 def estimate_bytes(data, *, score="bdeu", max_parents=3, m=None, **settings):
@@ -474,8 +518,8 @@ def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_li
         matrix ``M[parent, child]`` (a symmetric skeleton works as it is).
         What is left out is recorded in :attr:`ScoreTable.excluded`.
     memory_limit : int, optional
-        Bytes the computation may take; default ``MEMORY_FRACTION`` of the
-        memory available now. The need is estimated first
+        Bytes the computation may take; default :data:`MEMORY_FRACTION` of
+        :func:`total_memory`. The need is estimated first
         (:func:`estimate_bytes`); beyond the limit :class:`ScoreTableMemoryError`
         (both a ``MemoryError`` and a ``ValueError``) names ``max_parents``.
     time_limit : float, optional
@@ -522,7 +566,7 @@ def plan_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_lim
     s = Scorer(data, score, settings)
     k = _check_k(max_parents)
     memory = _check_limit(memory_limit, "memory_limit", "a number of bytes")
-    memory = int(MEMORY_FRACTION * available_memory()) if memory is None else memory
+    memory = default_memory_limit() if memory is None else memory
     seconds = _check_limit(time_limit, "time_limit", "a number of seconds")
     n_blocks = _blocks()
     # Check the size before computing pairwise gains, then again for the final m.
@@ -709,6 +753,8 @@ __all__ = [
     "ScoreTableTimeError",
     "TablePlan",
     "available_memory",
+    "total_memory",
+    "default_memory_limit",
     "estimate_bytes",
     "estimate_seconds",
     "pairwise_gains",
