@@ -9,6 +9,7 @@ import pytest
 
 import tandem
 from tandem import bn, cli
+from tandem.bn import report
 
 SMALL = ["--iterations", "400", "--chains", "2", "--max-parents", "2"]
 
@@ -130,3 +131,22 @@ def test_missing_chooses_which_cells_are_missing(tmp_path):
     code, _, err = run([str(path), "--out", str(tmp_path / "lt"), "--missing", "Lt, None",
                         "--dropna", *SMALL])
     assert code == 2 and "error" in err  # every row of a is missing: nothing left
+
+
+def test_candidates_from_the_pc_skeleton(tmp_path):
+    folder = tmp_path / "pc"
+    code, _, err = run(["--network", "asia", "--samples", "3000", "--candidates", "pc",
+                        "--out", str(folder), *SMALL[:4]])
+    assert code == 0, err
+    record = json.loads((folder / "run.json").read_text())
+    assert record["settings"]["candidates"] == "pc"
+    data = bn.load_network("asia").sample(3000, tandem.Philox(0).sub(report.PURPOSE_DATA))
+    skeleton = bn.independence.pc_skeleton(data)
+    names = data.names
+    for child, excluded in record["table"]["excluded"].items():
+        v = names.index(child)
+        assert set(excluded) == {names[u] for u in range(len(names))
+                                 if u != v and not skeleton[u, v]}
+    with pytest.raises(SystemExit) as refused:  # argparse's refusal of an unknown value
+        run(["--network", "asia", "--candidates", "pca", "--out", str(tmp_path / "bad")])
+    assert refused.value.code == 2 and not (tmp_path / "bad").exists()

@@ -238,6 +238,10 @@ def _positive_int(text):
     return value
 
 
+def _candidates(text):
+    return "pc" if text == "pc" else _positive_int(text)
+
+
 def _add_bn(commands):
     bn = commands.add_parser("bn", help="Bayesian network structure learning")
     bn_commands = bn.add_subparsers(dest="bn_command", required=True)
@@ -252,8 +256,10 @@ def _add_bn(commands):
     learn.add_argument("--score", choices=("bdeu", "k2", "bic", "bge"), default="bdeu")
     learn.add_argument("--ess", type=float, default=1.0, help="BDeu's equivalent sample size")
     learn.add_argument("--max-parents", type=_positive_int, default=3)
-    learn.add_argument("--candidates", type=_positive_int, default=None,
-                       help="keep the K best candidate parents per node (by pairwise score)")
+    learn.add_argument("--candidates", type=_candidates, default=None,
+                       help="each node's candidate parents: K, the K of largest pairwise "
+                            "gain; or pc, the neighbours in the PC-stable skeleton (G² "
+                            "tests at level 0.01, conditioning sets up to 2); default all")
     learn.add_argument("--chains", type=_positive_int, default=4)
     learn.add_argument("--iterations", type=_positive_int, default=20_000)
     learn.add_argument("--seed", type=int, default=0)

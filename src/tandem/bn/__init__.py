@@ -13,6 +13,8 @@
 * :func:`exact_edge_posteriors`: Koivisto and Sood's dynamic program, the
   reference for small networks.
 * :func:`map_dag`: the highest-scoring DAG, exactly up to 20 nodes.
+* :mod:`tandem.bn.independence`: the G² test and the PC-stable skeleton,
+  candidate parents for :func:`score_table`.
 * :mod:`tandem.bn.graphs`: CPDAGs, an acyclic graph of the likely edges,
   export to DOT, GraphML and networkx.
 * :mod:`tandem.bn.diagnostics` (R-hat, errors, SHD, AUROC, figures) and
@@ -44,7 +46,7 @@ _EXPORTS = {
 
 
 _SUBMODULES = ("combinations", "data", "diagnostics", "exact", "graphs", "mcmc", "network",
-               "report", "scores", "search", "table")
+               "report", "scores", "search", "table", "independence")
 
 
 def __getattr__(name):

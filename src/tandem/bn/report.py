@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..stream import Philox
-from . import diagnostics, graphs, search
+from . import diagnostics, graphs, independence, search
 from .mcmc import estimate_bytes as mcmc_bytes
 from .mcmc import SE_MERGE, order_mcmc
 from .table import _duration, plan_table
@@ -259,7 +259,9 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
     data : Dataset
     score, ess, max_parents, candidates
         As for :func:`tandem.bn.score_table` (``ess`` is BDeu's; the other
-        scores ignore it).
+        scores ignore it); ``candidates="pc"`` takes each node's neighbours
+        in the PC-stable skeleton of discrete data
+        (:func:`tandem.bn.independence.pc_skeleton`, its defaults).
     chains, iterations
         As for :func:`tandem.bn.order_mcmc`.
     seed : int
@@ -291,6 +293,8 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
     if score == "bdeu":
         settings["ess"] = table_settings["ess"] = ess
     t0 = time.perf_counter()
+    if isinstance(candidates, str) and candidates == "pc":
+        candidates = independence.pc_skeleton(data)
     plan = plan_table(data, score=score, max_parents=max_parents, candidates=candidates,
                       time_limit=time_limit, extra_bytes=lambda k, m: mcmc_bytes(
                           data.n_vars, m, k, chains=chains, iterations=iterations),
