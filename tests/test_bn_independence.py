@@ -72,7 +72,7 @@ def pc_stable_by_scipy(data, alpha, max_order):
                 others = [c for c in range(n) if before[x, c] and c != y]
                 for s in itertools.combinations(others, level):
                     g2, df = g_by_scipy(data, names[x], names[y], [names[c] for c in s])
-                    if df > 0 and stats.chi2.sf(g2, df) > alpha:
+                    if (stats.chi2.sf(g2, df) if df else 1.0) > alpha:
                         adjacent[x, y] = adjacent[y, x] = False
                         break
     return adjacent
