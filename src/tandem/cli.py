@@ -172,6 +172,7 @@ def _bn_learn(args, out=sys.stdout, err=sys.stderr):
                                max_parents=args.max_parents, candidates=args.candidates,
                                chains=args.chains, iterations=args.iterations, seed=args.seed,
                                true_adjacency=truth, source=source, time_limit=args.time_limit,
+                               expand=args.expand,
                                log=lambda line: print(f"tandem bn learn: {line}", file=err))
         path = report.write_report(learned, folder)
     except (ValueError, TypeError, MemoryError, OSError) as error:
@@ -260,6 +261,10 @@ def _add_bn(commands):
                        help="each node's candidate parents: K, the K of largest pairwise "
                             "gain; or pc, the neighbours in the PC-stable skeleton (G² "
                             "tests at level 0.01, conditioning sets up to 2); default all")
+    learn.add_argument("--expand", type=int, default=0, metavar="ROUNDS",
+                       help="rounds of candidate expansion after each run (BiDAG's iterative "
+                            "MCMC): candidates grow by the nodes that would improve the MAP "
+                            "DAG's parent sets; default 0")
     learn.add_argument("--chains", type=_positive_int, default=4)
     learn.add_argument("--iterations", type=_positive_int, default=20_000)
     learn.add_argument("--seed", type=int, default=0)

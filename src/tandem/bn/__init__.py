@@ -15,6 +15,8 @@
 * :func:`map_dag`: the highest-scoring DAG, exactly up to 20 nodes.
 * :mod:`tandem.bn.independence`: the G² test and the PC-stable skeleton,
   candidate parents for :func:`score_table`.
+* :mod:`tandem.bn.expansion`: candidates grown from a run's MAP DAG
+  (BiDAG's iterative MCMC).
 * :mod:`tandem.bn.graphs`: CPDAGs, an acyclic graph of the likely edges,
   export to DOT, GraphML and networkx.
 * :mod:`tandem.bn.diagnostics` (R-hat, errors, SHD, AUROC, figures) and
@@ -46,7 +48,7 @@ _EXPORTS = {
 
 
 _SUBMODULES = ("combinations", "data", "diagnostics", "exact", "graphs", "mcmc", "network",
-               "report", "scores", "search", "table", "independence")
+               "report", "scores", "search", "table", "independence", "expansion")
 
 
 def __getattr__(name):

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..stream import Philox
-from . import diagnostics, graphs, independence, search
+from . import diagnostics, expansion, graphs, independence, search
 from .mcmc import estimate_bytes as mcmc_bytes
 from .mcmc import SE_MERGE, order_mcmc
 from .table import _duration, plan_table
@@ -251,7 +251,7 @@ PROGRESS_AFTER = 5.0
 
 def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains=4,
           iterations=20_000, seed=0, true_adjacency=None, source="data", time_limit=None,
-          progress=True, log=None):
+          progress=True, log=None, expand=0):
     """Score table and order MCMC for ``data``.
 
     Parameters
@@ -281,7 +281,16 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
         True shows the bars on a terminal, and on any stderr when the score
         table is estimated at more than :data:`PROGRESS_AFTER` seconds.
     log : callable, optional
-        Called with a line of text: the time estimate of a long score table.
+        Called with a line of text: the time estimate of a long score table,
+        and each expansion round's count.
+    expand : int
+        Rounds of candidate expansion (:mod:`tandem.bn.expansion`, BiDAG's
+        iterative MCMC): after a run, the candidates grow by the nodes that
+        would improve a parent set of the MAP DAG
+        (:func:`tandem.bn.search.map_dag`), and the table and chains are
+        made again; the rounds stop early when nothing is added.
+        ``settings["expansion_rounds"]`` records each; the timings add up
+        over the rounds.
 
     Returns
     -------
@@ -292,26 +301,48 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
     table_settings = {}
     if score == "bdeu":
         settings["ess"] = table_settings["ess"] = ess
-    t0 = time.perf_counter()
+    if expand:
+        settings["expand"] = expand
+    seconds = {"score_table": 0.0, "order_mcmc": 0.0}
+
+    def run(candidates):
+        nonlocal progress
+        t0 = time.perf_counter()
+        plan = plan_table(data, score=score, max_parents=max_parents, candidates=candidates,
+                          time_limit=time_limit, extra_bytes=lambda k, m: mcmc_bytes(
+                              data.n_vars, m, k, chains=chains, iterations=iterations),
+                          **table_settings)
+        if plan.seconds > PROGRESS_AFTER:
+            if log is not None:
+                log(f"score table: {plan.n_nodes} nodes x {plan.n_sets} parent sets, about "
+                    f"{_duration(plan.seconds)} (estimated)")
+            progress = "always" if progress is True else progress
+        table = plan.compute(progress)
+        t1 = time.perf_counter()
+        result = order_mcmc(table, Philox(seed).sub(PURPOSE_MCMC), chains=chains,
+                            iterations=iterations, progress=progress)
+        seconds["score_table"] += t1 - t0
+        seconds["order_mcmc"] += time.perf_counter() - t1
+        return table, result
+
     if isinstance(candidates, str) and candidates == "pc":
         candidates = independence.pc_skeleton(data)
-    plan = plan_table(data, score=score, max_parents=max_parents, candidates=candidates,
-                      time_limit=time_limit, extra_bytes=lambda k, m: mcmc_bytes(
-                          data.n_vars, m, k, chains=chains, iterations=iterations),
-                      **table_settings)
-    if plan.seconds > PROGRESS_AFTER:
+    table, result = run(candidates)
+    rounds = []
+    for _ in range(expand):
+        dag = search.map_dag(table, result.chain_best_orders)[0]
+        grown, added = expansion.expand_candidates(data, table, dag)
+        rounds.append({"candidates_added": added,
+                       "candidates_per_node_before": int(table.candidates.shape[1])})
         if log is not None:
-            log(f"score table: {plan.n_nodes} nodes x {plan.n_sets} parent sets, about "
-                f"{_duration(plan.seconds)} (estimated)")
-        progress = "always" if progress is True else progress
-    table = plan.compute(progress)
-    t1 = time.perf_counter()
-    result = order_mcmc(table, Philox(seed).sub(PURPOSE_MCMC), chains=chains,
-                        iterations=iterations, progress=progress)
-    t2 = time.perf_counter()
+            log(f"candidate expansion: {added} candidate parents added")
+        if not added:
+            break
+        table, result = run(grown)
+    if expand:
+        settings["expansion_rounds"] = rounds
     truth = None if true_adjacency is None else np.asarray(true_adjacency, dtype=bool)
-    return Learned(data, table, result, settings, {"score_table": t1 - t0, "order_mcmc": t2 - t1},
-                   truth, source)
+    return Learned(data, table, result, settings, seconds, truth, source)
 
 
 #: The files of a report (figures only with matplotlib).
