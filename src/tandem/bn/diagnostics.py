@@ -428,10 +428,10 @@ def plot_edge_probabilities(probabilities, *, names=None, true_adjacency=None,
         for where, marker, colour, label in kinds:
             rows, cols = np.nonzero(where)
             if rows.size:
-                filled = marker == "x"
-                ax.scatter(cols, rows, s=size, marker=marker,
-                           facecolors=colour if filled else "none", edgecolors=colour,
-                           linewidths=1.0, label=f"{label} ({rows.size})")
+                colours = ({"c": colour} if marker == "x"  # a line marker: no faces
+                           else {"facecolors": "none", "edgecolors": colour})
+                ax.scatter(cols, rows, s=size, marker=marker, linewidths=1.0,
+                           label=f"{label} ({rows.size})", **colours)
         fig.legend(loc="outside lower center", ncol=2, fontsize="small")
     if names is not None and len(names) == n and n <= 60:
         ax.set_xticks(range(n), names, rotation=90, fontsize="x-small")
