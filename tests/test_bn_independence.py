@@ -78,7 +78,7 @@ def pc_stable_by_scipy(data, alpha, max_order):
     return adjacent
 
 
-@pytest.mark.parametrize("name,rows", [("asia", 3000), ("sachs", 1500)])
+@pytest.mark.parametrize("name,rows", [("asia", 3000), ("survey", 1500)])
 def test_pc_skeleton_equals_the_plain_algorithm(name, rows):
     data = load_network(name).sample(rows, tandem.Philox(6))
     skeleton = pc_skeleton(data, alpha=0.01, max_order=2)
