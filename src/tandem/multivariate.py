@@ -191,18 +191,18 @@ def dirichlet(stream, alpha, size=None, *, threads=None, device=None, backend=No
     if alpha.max() >= 0.1:
         shape, rows, base = parametric.block_layout(stream, size, (), "", 4 * k)
         values = xp.empty((rows, k))
-        rows_kernel = getattr(_backend(backend or device), "dirichlet_rows", None)
-        if rows and rows_kernel is not None:  # a GPU: a row a thread, in one kernel
+        module = _backend(backend or device)
+        if rows and hasattr(module, "dirichlet_rows"):  # a GPU: a row a thread, in one kernel
             kind, words = parametric.parameter_words("standard_gamma", alpha)
-            rows_kernel(resolve(base, kind), xp.asarray(words), values, threads)
+            module.dirichlet_rows(resolve(base, kind), xp.asarray(words), values, threads)
         elif rows:  # a CPU: a column at a time, whose scalar shape takes its fastest fill
             columns = xp.empty((k, rows))
             blocks = xp.arange(rows, dtype=np.uint64) * np.uint64(k)
             for j in range(k):
                 record = parametric.scalar_record(base, "standard_gamma", alpha[j])
-                _backend(backend or device).addressed(record, blocks, columns[j], threads)
+                module.addressed(record, blocks, columns[j], threads)
                 blocks += np.uint64(1)
-            _backend(backend or device).normalised_rows(columns.T, values, threads)
+            module.normalised_rows(columns.T, values, threads)
         words = 4 * k * rows
     else:
         shape, rows, base = parametric.block_layout(stream, size, (), "", 8 * (k - 1))

@@ -120,6 +120,20 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
         out[e + U64(1)] = v1
         return a0 & a1
 
+    @functools.partial(core.jitable_cpu, inline=True)
+    def retried(generator, words, slot, k0, k1, k2, k3, lane, block, w, params, table,
+                r0, r1, r2, r3):
+        """A flagged miss's value: its retry on the words of ``block``, from the
+        tile's staged copy (``slot``) or computed again."""
+        if staged:
+            b = U64(4 * slot)
+            x0, x1 = words[b], words[b + U64(1)]
+            x2, x3 = words[b + U64(2)], words[b + U64(3)]
+        else:
+            x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, block)
+        return retry(generator, r0, r1, r2, r3, w, join64(x0, x1), join64(x2, x3), params,
+                     table)
+
     @njit(parallel=True, cache=True)
     def fill(out, generator, k0, k1, k2, k3, lane, start, params, table, r0, r1, r2, r3):
         n = out.size + (digest & 0)
@@ -166,15 +180,10 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
                     for j in range(t, t_end):
                         if accepted[j - t]:
                             continue
-                        if staged:
-                            b = U64(4 * (j - t))
-                            x0, x1 = words[b], words[b + U64(1)]
-                            x2, x3 = words[b + U64(2)], words[b + U64(3)]
-                        else:
-                            x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(j))
                         e = head + j
-                        out[e] = retry(generator, r0, r1, r2, r3, start + U64(4 * e),
-                                       join64(x0, x1), join64(x2, x3), params, table)
+                        out[e] = retried(generator, words, j - t, k0, k1, k2, k3, lane,
+                                         first_block + U64(j), start + U64(4 * e), params,
+                                         table, r0, r1, r2, r3)
                 elif not all_accepted:
                     for e in range(head + per_block * t, head + per_block * t_end):
                         if nan_marks:
@@ -253,14 +262,9 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
                             if accepted[i - t]:
                                 continue
                             w = start + U64(width) * index[i]
-                            if staged:
-                                b = U64(4 * (i - t))
-                                x0, x1 = words[b], words[b + U64(1)]
-                                x2, x3 = words[b + U64(2)], words[b + U64(3)]
-                            else:
-                                x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
-                            out[i] = retry(generator, r0, r1, r2, r3, w, join64(x0, x1),
-                                           join64(x2, x3), params_of(params, each, i), table)
+                            out[i] = retried(generator, words, i - t, k0, k1, k2, k3, lane,
+                                             w >> U64(2), w, params_of(params, each, i),
+                                             table, r0, r1, r2, r3)
                     elif not all_accepted:
                         for i in range(t, t_end):
                             if nan_marks:

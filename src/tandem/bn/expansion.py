@@ -11,19 +11,9 @@ import numpy as np
 
 from .graphs import is_acyclic
 from .scores import local_score
+from .table import candidate_matrix
 
 __all__ = ["candidate_matrix", "expand_candidates"]
-
-
-def candidate_matrix(table):
-    """The bool ``[parent, child]`` matrix of ``table.candidates`` (what
-    :func:`tandem.bn.score_table` takes back as ``candidates``)."""
-    candidates = np.asarray(table.candidates)
-    n = candidates.shape[0]
-    allowed = np.zeros((n, n), dtype=bool)
-    child, slot = np.nonzero(candidates >= 0)
-    allowed[candidates[child, slot], child] = True
-    return allowed
 
 
 def _descendants(dag, v):

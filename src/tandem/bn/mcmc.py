@@ -46,7 +46,7 @@ from ..core.fmath import exp64, log64
 from ..distributions import random_at
 from ..stream import Stream
 from . import combinations, diagnostics, search
-from .table import default_memory_limit
+from .table import candidate_matrix, default_memory_limit
 
 core.register()
 
@@ -911,11 +911,8 @@ def _load(path, settings, fingerprint, burn_in_given, iterations, prepared):
         raise ValueError(f"iterations={iterations} is less than the {done} iterations "
                          f"the checkpoint {refuse.path} already ran")
     state = _checked_arrays(data, chains, n, m, done, refuse)
-    allowed = np.zeros((n, n), dtype=bool)  # [parent, child]
-    for v in range(n):
-        parents = prepared.candidates[v]
-        allowed[parents[parents >= 0], v] = True
-    _check_counts(state, n, done, settings, allowed, refuse, prepared.candidates)
+    _check_counts(state, n, done, settings, candidate_matrix(prepared), refuse,
+                  prepared.candidates)
     _check_orders(state, n, done, prepared.kernel, refuse)
     trace = np.full((chains, iterations), np.nan)
     trace[:, :done] = state["trace"]

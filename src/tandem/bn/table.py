@@ -265,6 +265,17 @@ def available_memory():
         return 8 * 2**30
 
 
+def candidate_matrix(table):
+    """The bool ``[parent, child]`` matrix of ``table.candidates`` (what
+    :func:`score_table` takes back as ``candidates``)."""
+    candidates = np.asarray(table.candidates)
+    n = candidates.shape[0]
+    allowed = np.zeros((n, n), dtype=bool)
+    child, slot = np.nonzero(candidates >= 0)
+    allowed[candidates[child, slot], child] = True
+    return allowed
+
+
 def default_memory_limit():
     """:data:`MEMORY_FRACTION` of :func:`total_memory`, in bytes."""
     return int(MEMORY_FRACTION * total_memory())
@@ -755,6 +766,7 @@ __all__ = [
     "available_memory",
     "total_memory",
     "default_memory_limit",
+    "candidate_matrix",
     "estimate_bytes",
     "estimate_seconds",
     "pairwise_gains",
