@@ -10,7 +10,7 @@ from test_bn_exact import SyntheticTable, brute_force, synthetic_table, table_ro
 import tandem
 from tandem.bn import combinations
 from tandem.bn.exact import exact_edge_posteriors
-from tandem.bn.mcmc import MOVES, order_mcmc
+from tandem.bn.mcmc import DEFAULT_MOVES, MOVES, geometric_temperatures, order_mcmc
 
 
 def order_log_score(table, order):
@@ -36,23 +36,29 @@ def long_run(five):
                       thin=2, progress=False)
 
 
-def test_order_posterior_matches_enumeration(five, long_run):
-    # The chain's stationary law is P(order) ∝ exp(order score). Group the 120
-    # orders by score (equal scores are indistinguishable in the trace) and
-    # compare the visit frequencies after burn-in with the exact posterior.
+def order_visits_distance(five, run):
+    """Total variation between the visits of the orders' score levels after
+    burn-in and the exact posterior of those levels."""
     _, orders, log_w, _ = brute_force(five)
     posterior = np.exp(log_w - log_w.max())
     posterior /= posterior.sum()
     levels = np.unique(np.round(log_w, 9))
     exact = np.array([posterior[np.isclose(log_w, x, rtol=0, atol=1e-9)].sum()
                       for x in levels])
-    visited = long_run.traces[:, long_run.burn_in:].ravel()
+    visited = run.traces[:, run.burn_in:].ravel()
     index = np.searchsorted(levels, np.round(visited, 9))
     assert np.allclose(levels[index], visited, atol=1e-9)  # every visited score is an order's
     empirical = np.bincount(index, minlength=len(levels)) / visited.size
+    return 0.5 * np.abs(empirical - exact).sum()
+
+
+def test_order_posterior_matches_enumeration(five, long_run):
+    # The chain's stationary law is P(order) ∝ exp(order score). Group the 120
+    # orders by score (equal scores are indistinguishable in the trace) and
+    # compare the visit frequencies after burn-in with the exact posterior.
     # 4 chains x 28 000 iterations with acceptance ~0.5: thousands of effective
     # draws, so each frequency is within ~0.01; total variation well below 0.05.
-    assert 0.5 * np.abs(empirical - exact).sum() < 0.05
+    assert order_visits_distance(five, long_run) < 0.05
 
 
 def test_edges_match_exact(five, long_run):
@@ -73,7 +79,9 @@ def test_result_contents(five, long_run):
     assert r.samples == (30_000 - 2_000 + 1) // 2
     assert r.proposed.sum(axis=1).tolist() == [30_000] * 4
     for name in MOVES:
-        assert np.all((r.acceptance_rates[name] > 0.05) & (r.acceptance_rates[name] <= 1))
+        rate = r.acceptance_rates[name]
+        assert np.all((rate > 0.05) & (rate <= 1)) if name in DEFAULT_MOVES else \
+            np.all(np.isnan(rate))
     _, orders, log_w, _ = brute_force(five)
     assert r.best_order_score == pytest.approx(log_w.max(), abs=1e-9)
     assert r.best_order_score == pytest.approx(order_log_score(five, r.best_order), abs=1e-9)
@@ -190,8 +198,8 @@ def test_move_weights():
     assert np.isnan(r.acceptance_rates["transposition"][0])
 
 
-def test_many_candidates_two_mask_words():
-    # 70 nodes, 69 candidates each: parent-set masks take two 64-bit words
+def test_many_candidates():
+    # 70 nodes, 69 candidates each: positions past 63 (two 64-bit words of flags)
     n = 70
     rng = np.random.default_rng(0)
     candidates = np.array([[j for j in range(n) if j != i] for i in range(n)], dtype=np.int32)
@@ -337,9 +345,9 @@ def run_sample_dags(kt, pos, uniforms, m, width):
     edges = np.zeros((n, n))
     counts = np.zeros((n, n), dtype=np.int64)
     batch = np.zeros((n, m), dtype=np.int64)
-    mcmc._sample_dags(uniforms, 1, pos, kt, np.empty(m), np.empty(m, dtype=np.int64),
-                      np.zeros(1, dtype=np.uint64), np.empty(2, dtype=np.int64),
-                      np.empty(width, dtype=np.int64), np.empty(width), np.empty(m),
+    flags, members, idx, scaled = mcmc._node_score_scratch(kt)
+    assert scaled.shape == (width,)
+    mcmc._sample_dags(uniforms, 1, pos, kt, flags, members, idx, scaled, np.empty(m),
                       counts, edges, batch)
     np.testing.assert_array_equal(mcmc._scattered(batch, kt.candidates), counts)
     return edges, counts
@@ -397,3 +405,129 @@ def test_far_below_top_falls_back_to_own_scale():
     assert fallbacks > 10
     r = order_mcmc(table, tandem.Philox(8), chains=2, iterations=2000, progress=False)
     assert np.all(np.isfinite(r.traces))
+
+
+# -- parallel tempering ---------------------------------------------------------
+
+TEMPERED = dict(temperatures=(1.0, 0.6, 0.35), swap_every=3)
+
+
+def test_tempered_chains_sample_the_posterior(five):
+    # replica 0 of a tempered chain has the same stationary law as a plain
+    # chain: the same bounds as the plain run above (fixed stream, so
+    # deterministic; each bound is several standard deviations wide)
+    r = order_mcmc(five, tandem.Philox(31), chains=4, iterations=30_000, burn_in=2_000,
+                   thin=2, progress=False, **TEMPERED)
+    assert order_visits_distance(five, r) < 0.05
+    exact = exact_edge_posteriors(table=five)
+    assert np.abs(r.edge_probabilities_given_orders - exact).max() < 0.02
+    assert np.abs(r.edge_probabilities - exact).max() < 0.03
+    assert r.swap_rates.shape == (4, 2)
+    assert np.all((r.swap_rates > 0.2) & (r.swap_rates <= 1.0))
+    assert r.proposed.sum(axis=1).tolist() == [30_000] * 4  # replica 0's only
+
+
+def test_tempered_runs_resume_and_do_not_depend_on_chain_count(tmp_path, five):
+    root = tandem.Philox(77)
+    kwargs = dict(burn_in=50, thin=3, progress=False, **TEMPERED)
+    whole = order_mcmc(five, root, chains=2, iterations=400, **kwargs)
+    path = tmp_path / "tempered.npz"
+    order_mcmc(five, root, chains=2, iterations=131, checkpoint=path, **kwargs)
+    assert order_mcmc(five, root, chains=2, iterations=400, resume=path, **kwargs) == whole
+    one = order_mcmc(five, root, chains=1, iterations=400, **kwargs)
+    assert np.array_equal(one.traces, whole.traces[:1])
+    assert np.array_equal(one.swap_rates, whole.swap_rates[:1])
+    with np.load(path) as f:
+        # 43 rounds after 131 iterations: pair 0 offered at rounds 0, 2, .., 42
+        assert f["swaps_proposed"].tolist() == [[22, 21]] * 2
+        assert f["orders"].shape == (2, 3, 5)
+    with pytest.raises(ValueError, match="temperatures"):
+        order_mcmc(five, root, chains=2, iterations=400, resume=path,
+                   **{**kwargs, "temperatures": (1.0, 0.5, 0.35)})
+    # one temperature is plain order MCMC, bit for bit
+    plain = order_mcmc(five, root, chains=2, iterations=400, burn_in=50, thin=3,
+                       progress=False)
+    assert order_mcmc(five, root, chains=2, iterations=400, burn_in=50, thin=3,
+                      temperatures=[1.0], swap_every=7, progress=False) == plain
+    assert np.array_equal(plain.swap_rates, np.empty((2, 0)))
+    assert not np.array_equal(plain.traces, whole.traces)
+
+
+def test_crafted_tempered_checkpoint_is_refused(tmp_path, five):
+    root = tandem.Philox(78)
+    kwargs = dict(chains=2, burn_in=20, progress=False, **TEMPERED)
+    path = tmp_path / "tempered.npz"
+    order_mcmc(five, root, iterations=60, checkpoint=path, **kwargs)
+    with np.load(path) as f:
+        fields = {name: f[name] for name in f.files}
+    hot = fields["orders"].copy()
+    hot[:, 2, 0] = hot[:, 2, 1]
+    for name, value, message in [("swaps_proposed", fields["swaps_proposed"] + 1, "must be"),
+                                 ("swaps_accepted", fields["swaps_proposed"] + 1, "between"),
+                                 ("orders", hot, "one permutation")]:
+        np.savez(path, **{**fields, name: value})
+        with pytest.raises(ValueError, match=f"field '{name}': .*{message}"):
+            order_mcmc(five, root, iterations=100, resume=path, **kwargs)
+
+
+@pytest.mark.parametrize("temperatures", [(0.5,), (1.0, 1.0), (1.0, 0.5, 0.7), (1.0, 0.0),
+                                          (1.0, np.nan), [[1.0]], ()])
+def test_bad_temperatures_are_refused(five, temperatures):
+    with pytest.raises(ValueError, match="temperatures"):
+        order_mcmc(five, tandem.Philox(1), iterations=10, temperatures=temperatures,
+                   progress=False)
+
+
+def test_geometric_temperatures():
+    assert geometric_temperatures(3, 0.25).tolist() == [1.0, 0.5, 0.25]
+    assert geometric_temperatures(1, 0.1).tolist() == [1.0]
+    with pytest.raises(ValueError, match="hottest"):
+        geometric_temperatures(4, 0.0)
+    with pytest.raises(ValueError, match="swap_every"):
+        order_mcmc(synthetic_table(4, 1, 0), tandem.Philox(1), iterations=10, swap_every=0,
+                   temperatures=(1.0, 0.5), progress=False)
+
+
+# -- the Gibbs draw of a node's position ----------------------------------------
+
+def test_gibbs_position_draws_from_the_conditional_law(five):
+    # for every node of one order, the positions drawn at u = (q + 1/2) / Q
+    # against P(j) ∝ exp(S_j) over the orders with the node moved to j
+    from tandem.bn import mcmc
+
+    kt = mcmc._Prepared(five).kernel
+    start = np.array([3, 0, 4, 1, 2])
+    scratch = mcmc._node_score_scratch(kt)
+    grid = 2000
+    for i in range(5):
+        v = start[i]
+        rest = [w for w in start if w != v]
+        scores = np.array([order_log_score(five, rest[:j] + [v] + rest[j:]) for j in range(5)])
+        law = np.exp(scores - scores.max())
+        law /= law.sum()
+        drawn = np.zeros(5)
+        for q in range(grid):
+            order = start.copy()
+            node_scores = np.empty(5)
+            pos = mcmc._order_node_scores(order, kt, node_scores)
+            total, moved = mcmc._gibbs_position(
+                i, (q + 0.5) / grid, 1.0, order, pos, node_scores, mcmc._total(node_scores),
+                kt, scratch, np.empty(5, dtype=np.int64), np.empty(5), np.empty(5))
+            j = int(np.flatnonzero(order == v)[0])
+            assert moved == (j != i)
+            assert [w for w in order if w != v] == rest
+            assert total == mcmc._order_score(order, kt)  # a pure function of the order
+            assert np.array_equal(pos, np.argsort(order))
+            drawn[j] += 1
+        np.testing.assert_allclose(drawn / grid, law, atol=1.0 / grid)
+
+
+def test_gibbs_position_alone_samples_the_posterior(five):
+    r = order_mcmc(five, tandem.Philox(41), chains=4, iterations=20_000, burn_in=1_000,
+                   moves=("gibbs_position",), progress=False)
+    # a Gibbs step is always taken; the bound as for the plain moves above
+    assert order_visits_distance(five, r) < 0.05
+    assert np.abs(r.edge_probabilities_given_orders - exact_edge_posteriors(table=five)
+                  ).max() < 0.02
+    assert r.proposed[:, 3].tolist() == [20_000] * 4
+    assert np.all(r.acceptance_rates["gibbs_position"] > 0.3)

@@ -150,3 +150,32 @@ def test_candidates_from_the_pc_skeleton(tmp_path):
     with pytest.raises(SystemExit) as refused:  # argparse's refusal of an unknown value
         run(["--network", "asia", "--candidates", "pca", "--out", str(tmp_path / "bad")])
     assert refused.value.code == 2 and not (tmp_path / "bad").exists()
+
+
+def test_parallel_tempering_from_the_command_line(tmp_path):
+    folder = tmp_path / "tempered"
+    code, _, err = run(["--network", "cancer", "--samples", "300", "--out", str(folder),
+                        "--replicas", "3", "--hottest", "0.25", *SMALL])
+    assert code == 0, err
+    record = json.loads((folder / "run.json").read_text())
+    assert record["settings"]["temperatures"] == [1.0, 0.5, 0.25]
+    rates = np.array(record["swap_rates"])
+    assert rates.shape == (2, 2) and np.all((rates >= 0) & (rates <= 1))
+    code, _, err = run(["--network", "cancer", "--out", str(tmp_path / "hot"),
+                        "--replicas", "3", "--hottest", "1.5", *SMALL])
+    assert code == 2 and "hottest must lie in (0, 1]" in err
+    assert not (tmp_path / "hot").exists()
+
+
+def test_moves_from_the_command_line(tmp_path):
+    folder = tmp_path / "gibbs"
+    code, _, err = run(["--network", "cancer", "--samples", "300", "--out", str(folder),
+                        "--moves", "adjacent, gibbs_position=3", *SMALL])
+    assert code == 0, err
+    record = json.loads((folder / "run.json").read_text())
+    assert record["settings"]["moves"] == {"adjacent": 1.0, "gibbs_position": 3.0}
+    assert record["acceptance_rates"]["relocate"] == [None, None]  # never proposed
+    assert all(0 < rate <= 1 for rate in record["acceptance_rates"]["gibbs_position"])
+    code, _, err = run(["--network", "cancer", "--out", str(tmp_path / "bad"),
+                        "--moves", "shuffle", *SMALL])
+    assert code == 2 and "unknown move(s) ['shuffle']" in err

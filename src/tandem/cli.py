@@ -172,7 +172,8 @@ def _bn_learn(args, out=sys.stdout, err=sys.stderr):
                                max_parents=args.max_parents, candidates=args.candidates,
                                chains=args.chains, iterations=args.iterations, seed=args.seed,
                                true_adjacency=truth, source=source, time_limit=args.time_limit,
-                               expand=args.expand,
+                               expand=args.expand, replicas=args.replicas, moves=args.moves,
+                               hottest=report.HOTTEST if args.hottest is None else args.hottest,
                                log=lambda line: print(f"tandem bn learn: {line}", file=err))
         path = report.write_report(learned, folder)
     except (ValueError, TypeError, MemoryError, OSError) as error:
@@ -239,6 +240,19 @@ def _positive_int(text):
     return value
 
 
+def _moves(text):
+    """``adjacent,relocate=2`` as ``{"adjacent": 1.0, "relocate": 2.0}``."""
+    weights = {}
+    for item in text.split(","):
+        name, _, weight = item.strip().partition("=")
+        try:
+            weights[name] = float(weight) if weight else 1.0
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"the weight of {name!r} must be a number, "
+                                             f"got {weight!r}") from None
+    return weights
+
+
 def _candidates(text):
     return "pc" if text == "pc" else _positive_int(text)
 
@@ -267,6 +281,19 @@ def _add_bn(commands):
                             "DAG's parent sets; default 0")
     learn.add_argument("--chains", type=_positive_int, default=4)
     learn.add_argument("--iterations", type=_positive_int, default=20_000)
+    learn.add_argument("--moves", type=_moves, default=None, metavar="MOVE[=WEIGHT],...",
+                       help="the moves of order MCMC and their weights, of adjacent, "
+                            "transposition, relocate and gibbs_position (a node's position "
+                            "drawn from its conditional law: about 2n node scores, and far "
+                            "faster climbs on large networks); default "
+                            "adjacent,transposition,relocate")
+    learn.add_argument("--replicas", type=_positive_int, default=1,
+                       help="parallel tempering: replicas per chain, at inverse temperatures "
+                            "from 1 down to --hottest in geometric steps, swapping every 10 "
+                            "iterations; each costs as much as a chain (default 1: none)")
+    learn.add_argument("--hottest", type=float, default=None,
+                       help="the hottest replica's inverse temperature, in (0, 1] "
+                            "(default 0.3)")
     learn.add_argument("--seed", type=int, default=0)
     learn.add_argument("--time-limit", type=_positive_float, default=600.0,
                        help="seconds the score table may take, estimated before it starts; "

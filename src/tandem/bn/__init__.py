@@ -15,6 +15,8 @@
 * :func:`map_dag`: the highest-scoring DAG, exactly up to 20 nodes.
 * :mod:`tandem.bn.independence`: the G² test and the PC-stable skeleton,
   candidate parents for :func:`score_table`.
+* :mod:`tandem.bn.pruning`: parent sets dominated by a subset, and tables
+  without the candidates only those use.
 * :mod:`tandem.bn.expansion`: candidates grown from a run's MAP DAG
   (BiDAG's iterative MCMC).
 * :mod:`tandem.bn.graphs`: CPDAGs, an acyclic graph of the likely edges,
@@ -44,11 +46,12 @@ _EXPORTS = {
     "cpdag": "graphs",
     "thresholded_dag": "graphs",
     "map_dag": "search",
+    "prune": "pruning",
 }
 
 
 _SUBMODULES = ("combinations", "data", "diagnostics", "exact", "graphs", "mcmc", "network",
-               "report", "scores", "search", "table", "independence", "expansion")
+               "report", "scores", "search", "table", "independence", "expansion", "pruning")
 
 
 def __getattr__(name):

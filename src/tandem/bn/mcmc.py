@@ -11,16 +11,30 @@ prior on the parent sets of each node given the order, this is the
 order-modular model whose exact edge posteriors
 :func:`tandem.bn.exact_edge_posteriors` computes.
 
-Randomness. A run derives three streams from ``root``:
+Parallel tempering. With ``temperatures`` ``(1, beta_1, ..., beta_{R-1})``
+each chain runs R replicas, replica ``r`` on the order posterior raised to
+``beta_r``; every ``swap_every`` iterations neighbouring replicas offer to
+exchange their orders (even pairs on even rounds, odd pairs on odd rounds).
+Only replica 0 is kept: its orders are the chain's, and the DAGs are sampled
+from them. With the single temperature 1 (the default) a chain is plain
+order MCMC.
+
+Randomness. A run derives five streams from ``root``:
 ``root.sub("tandem.bn.order_mcmc.initial")``,
-``root.sub("tandem.bn.order_mcmc.moves")`` and
-``root.sub("tandem.bn.order_mcmc.dags")``; chain ``c`` draws from the
+``root.sub("tandem.bn.order_mcmc.moves")``,
+``root.sub("tandem.bn.order_mcmc.dags")``,
+``root.sub("tandem.bn.order_mcmc.tempered")`` and
+``root.sub("tandem.bn.order_mcmc.swaps")``; chain ``c`` draws from the
 ``split(c)`` of each. Every draw is addressed: the initial order takes 64-bit
-draw ``i`` of its lane for the Fisher–Yates step of position ``i``; iteration
-``t`` takes draws ``4t .. 4t + 3`` of the moves lane (move kind, two
-positions, acceptance); the DAG ``d`` sampled at iteration ``t`` takes draw
-``(t * dags_per_order + d) * n + i`` of the dags lane for node ``i``. So a
-chain depends on nothing but ``root``, its index, the table and the
+draw ``i`` of its lane for the Fisher–Yates step of position ``i`` (every
+replica of a chain starts from it); iteration ``t`` takes draws
+``4t .. 4t + 3`` (move kind, two positions, acceptance or the Gibbs draw of a
+position) of the moves lane for
+replica 0 and of lane ``split(r)`` of the tempered lane for replica ``r``;
+swap round ``s`` (after iteration ``(s + 1) swap_every - 1``) takes draw
+``s (R - 1) + r`` of the swaps lane for the pair ``r, r + 1``; the DAG ``d``
+sampled at iteration ``t`` takes draw ``(t * dags_per_order + d) * n + i``
+of the dags lane for node ``i``. So a chain depends on nothing but ``root``, its index, the table and the
 settings: not on how many chains run, on threads, on how the run is cut
 into pieces, nor on a checkpoint and resume in between. The draws are
 tandem's uniforms (:meth:`Stream.random`, :func:`tandem.random_at`) and the
@@ -50,16 +64,14 @@ from .table import candidate_matrix, default_memory_limit
 
 core.register()
 
-__all__ = ["order_mcmc", "OrderMCMCResult", "MOVES", "CUTOFF", "BATCHES", "SE_MERGE",
-           "estimate_bytes"]
+__all__ = ["order_mcmc", "OrderMCMCResult", "MOVES", "DEFAULT_MOVES", "BATCHES", "SE_MERGE",
+           "SWAP_EVERY", "geometric_temperatures", "estimate_bytes"]
 
 #: The move kinds, in the order of their columns in the acceptance arrays.
-MOVES = ("adjacent", "transposition", "relocate")
+MOVES = ("adjacent", "transposition", "relocate", "gibbs_position")
 
-#: Where a node's allowed parent sets all score more than about 667 nats below
-#: its best set overall, they are summed in their own scale, and those more than
-#: CUTOFF nats below the best allowed one are left out (see :func:`order_mcmc`).
-CUTOFF = 50.0
+#: The moves that :func:`order_mcmc` proposes unless told otherwise.
+DEFAULT_MOVES = ("adjacent", "transposition", "relocate")
 
 #: Each chain keeps its sampled DAGs' edge counts in batches of consecutive kept
 #: orders, BATCHES to 2 BATCHES of them: while there are fewer than 2 BATCHES
@@ -74,9 +86,13 @@ BATCHES, SE_MERGE = 256, 16
 PURPOSE_INITIAL = "tandem.bn.order_mcmc.initial"
 PURPOSE_MOVES = "tandem.bn.order_mcmc.moves"
 PURPOSE_DAGS = "tandem.bn.order_mcmc.dags"
+PURPOSE_TEMPERED = "tandem.bn.order_mcmc.tempered"
+PURPOSE_SWAPS = "tandem.bn.order_mcmc.swaps"
 
-_CHECKPOINT_VERSION = 2
-U64 = np.uint64
+#: The default number of iterations between two rounds of replica swaps.
+SWAP_EVERY = 10
+
+_CHECKPOINT_VERSION = 3
 
 
 # -- the kernels ------------------------------------------------------------
@@ -89,17 +105,18 @@ U64 = np.uint64
 # no branch, contiguous loads. Blocks whose upper positions are not all
 # allowed are never visited. Where every allowed set lies more than about
 # 667 nats below the node's top score (the weights' sum under 1e-290), the
-# node falls back to a scan of its sets best first, in its own scale.
+# node takes the same walk twice over its scores: for the best allowed one,
+# then for the sum in that scale, in a row of scratch (no table-sized array
+# beside the weights).
 
 _TINY = 1e-290
 _ULP = 2.0**-53
 
 
 @numba.njit(cache=True)
-def _allowed(v, pos, candidates, flags, members, words):
-    """Which candidates of ``v`` precede it: 0/1 ``flags``, ascending ``members``
-    (returns their number) and the bit mask ``words``."""
-    words[:] = 0
+def _allowed(v, pos, candidates, flags, members):
+    """Which candidates of ``v`` precede it: 0/1 ``flags`` and ascending ``members``
+    (returns their number)."""
     pv = pos[v]
     count = 0
     for q in range(candidates.shape[1]):
@@ -108,7 +125,6 @@ def _allowed(v, pos, candidates, flags, members, words):
             flags[q] = 1.0
             members[count] = q
             count += 1
-            words[q >> 6] |= U64(1) << U64(q & 63)
         else:
             flags[q] = 0.0
     return count
@@ -153,6 +169,11 @@ def _visit(mode, row, base, length, flags, uppers, n_upper, target, total, acc):
     """One block of :func:`_blocks`: returns (running total, rank found or -1)."""
     if length <= 0:
         return total, -1
+    if mode == 3:  # the largest entry
+        for a in range(length):
+            if flags[a] != 0.0 and row[base + a] > total:
+                total = row[base + a]
+        return total, -1
     if mode == 2:  # one pass: the block's sum and each lowest position's share
         block = 0.0
         for a in range(length):
@@ -176,7 +197,8 @@ def _visit(mode, row, base, length, flags, uppers, n_upper, target, total, acc):
 def _blocks(mode, row, offsets, binom, flags, members, count, k, idx, target, acc, subsets):
     """Walk the allowed sets of one node by blocks (see above), in rank order.
 
-    mode 0: return the sum of their weights (as :func:`_block_sum`). mode 1:
+    mode 0: return the sum of their weights (as :func:`_block_sum`). mode 3:
+    return the largest of their entries (``row`` holding scores). mode 1:
     return the rank of the set where the running sum (set by set) first
     exceeds ``target``. mode 2: return the sum (block by block, each block
     set by set) and add to ``acc[p]`` the weights of the allowed sets holding
@@ -288,51 +310,18 @@ def _block_sum(row, offsets, binom, flags, members, count, k, idx):
 
 
 @numba.njit(cache=True)
-def _scan(v, words, masks, sorted_scores, n_finite, record, idx_out, w_out):
-    """The fallback: log-sum-exp of ``v``'s allowed sets, scanned best first.
-
-    The first allowed set is the best one (``mx``); the scan stops at the
-    first set more than CUTOFF below it. With ``record`` the positions (in
-    the sorted arrays) and weights ``exp(score - mx)`` of the sets summed go
-    to ``idx_out`` and ``w_out``. Returns (lse, count recorded, sum of weights).
-    """
-    nwords = masks.shape[2]
-    mx = -np.inf
-    total = 0.0
-    count = 0
-    for j in range(n_finite[v]):
-        x = sorted_scores[v, j]
-        if total > 0.0 and x < mx - CUTOFF:
-            break
-        inside = True
-        for w in range(nwords):
-            if masks[v, j, w] & ~words[w]:
-                inside = False
-                break
-        if not inside:
-            continue
-        if total == 0.0:
-            mx = x
-        e = exp64(x - mx)
-        total += e
-        if record:
-            idx_out[count] = j
-            w_out[count] = e
-            count += 1
-    if total == 0.0:
-        return -np.inf, 0, 0.0
-    return mx + log64(total), count, total
+def _scaled(scores, shift, out):
+    """``out = exp(scores - shift)`` by :func:`tandem.core.exp64`; 0 below exp(-708)."""
+    for r in range(scores.shape[0]):
+        d = scores[r] - shift
+        out[r] = exp64(d) if d >= -708.0 else 0.0
 
 
 @numba.njit(cache=True)
 def _weights(scores, top):
-    """exp(score - top) by :func:`tandem.core.exp64`; 0 below exp(-708)."""
-    out = np.zeros(scores.shape)
+    out = np.empty(scores.shape)
     for v in range(scores.shape[0]):
-        for r in range(scores.shape[1]):
-            d = scores[v, r] - top[v]
-            if d >= -708.0:
-                out[v, r] = exp64(d)
+        _scaled(scores[v], top[v], out[v])
     return out
 
 
@@ -340,36 +329,45 @@ class _Kernel(NamedTuple):
     """The prepared table as the kernels take it."""
 
     candidates: np.ndarray  # (n, m) int64
+    scores: np.ndarray  # (n, n_sets): the table's own array
     weights: np.ndarray  # (n, n_sets): exp(score - top), 0 for -inf
     top: np.ndarray  # (n,): each node's best score
     offsets: np.ndarray
     binom: np.ndarray
     subsets: np.ndarray  # (n_sets, k) positions, -1 padded
-    masks: np.ndarray  # (n, n_sets, words): sets best first, as bit masks
-    sorted_scores: np.ndarray
-    sorted_ranks: np.ndarray
-    n_finite: np.ndarray
 
 
 @numba.njit(cache=True)
-def _node_score(v, pos, kt, flags, members, words, idx, idx_buf, w_buf):
-    count = _allowed(v, pos, kt.candidates, flags, members, words)
-    total = _block_sum(kt.weights[v], kt.offsets, kt.binom, flags, members, count,
-                       kt.subsets.shape[1], idx)
+def _node_weights(v, kt, flags, members, count, idx, scaled):
+    """The weights of ``v``'s sets and their sum over the allowed ones, with the
+    shift of their scale: ``kt.weights[v]`` and ``top[v]``, or, where those sum
+    under ``_TINY``, ``scaled`` filled with ``exp(score - shift)`` where
+    ``shift`` is the best allowed score."""
+    k = kt.subsets.shape[1]
+    total = _block_sum(kt.weights[v], kt.offsets, kt.binom, flags, members, count, k, idx)
     if total >= _TINY:
-        return kt.top[v] + log64(total)
-    return _scan(v, words, kt.masks, kt.sorted_scores, kt.n_finite, False, idx_buf, w_buf)[0]
+        return kt.weights[v], total, kt.top[v]
+    shift = _blocks(3, kt.scores[v], kt.offsets, kt.binom, flags, members, count, k, idx,
+                    0.0, scaled, kt.subsets)
+    _scaled(kt.scores[v], shift, scaled)
+    total = _block_sum(scaled, kt.offsets, kt.binom, flags, members, count, k, idx)
+    return scaled, total, shift
+
+
+@numba.njit(cache=True)
+def _node_score(v, pos, kt, flags, members, idx, scaled):
+    count = _allowed(v, pos, kt.candidates, flags, members)
+    _, total, shift = _node_weights(v, kt, flags, members, count, idx, scaled)
+    return shift + log64(total)
 
 
 @numba.njit(cache=True)
 def _node_score_scratch(kt):
-    """The scratch arrays of :func:`_node_score`."""
+    """The scratch arrays of :func:`_node_score`: flags, members, idx, scaled."""
     m = kt.candidates.shape[1]
-    width = kt.sorted_scores.shape[1]
     return (np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64),
-            np.zeros(kt.masks.shape[2], dtype=np.uint64),
             np.empty(max(kt.subsets.shape[1], 1), dtype=np.int64),
-            np.empty(width, dtype=np.int64), np.empty(width, dtype=np.float64))
+            np.empty(kt.weights.shape[1], dtype=np.float64))
 
 
 @numba.njit(cache=True)
@@ -378,9 +376,9 @@ def _order_node_scores(order, kt, node_scores):
     pos = np.empty(n, dtype=np.int64)
     for p in range(n):
         pos[order[p]] = p
-    flags, members, words, idx, idx_buf, w_buf = _node_score_scratch(kt)
+    flags, members, idx, scaled = _node_score_scratch(kt)
     for v in range(n):
-        node_scores[v] = _node_score(v, pos, kt, flags, members, words, idx, idx_buf, w_buf)
+        node_scores[v] = _node_score(v, pos, kt, flags, members, idx, scaled)
     return pos
 
 
@@ -436,8 +434,8 @@ def _batch_of(i, batch_counts):
 
 
 @numba.njit(cache=True)
-def _sample_dags(uniforms, dags, pos, kt, flags, members, words, idx, idx_buf, w_buf, acc,
-                 edge_counts, edge_given_order, batch):
+def _sample_dags(uniforms, dags, pos, kt, flags, members, idx, scaled, acc, edge_counts,
+                 edge_given_order, batch):
     """DAGs given the order, and P(edge | order) for every edge; the DAGs'
     edges also count in ``batch`` (``[child, candidate slot]``).
 
@@ -447,133 +445,225 @@ def _sample_dags(uniforms, dags, pos, kt, flags, members, words, idx, idx_buf, w
     m = kt.candidates.shape[1]
     k = kt.subsets.shape[1]
     for v in range(n):
-        count = _allowed(v, pos, kt.candidates, flags, members, words)
+        count = _allowed(v, pos, kt.candidates, flags, members)
+        row, _, _ = _node_weights(v, kt, flags, members, count, idx, scaled)
         acc[:] = 0.0
-        total = _blocks(2, kt.weights[v], kt.offsets, kt.binom, flags, members, count, k, idx,
-                        0.0, acc, kt.subsets)
-        blocks = total >= _TINY
-        if not blocks:
-            _, recorded, total = _scan(v, words, kt.masks, kt.sorted_scores, kt.n_finite, True,
-                                       idx_buf, w_buf)
-            acc[:] = 0.0
-            for s in range(recorded):
-                r = kt.sorted_ranks[v, idx_buf[s]]
-                for q in range(k):
-                    p = kt.subsets[r, q]
-                    if p < 0:
-                        break
-                    acc[p] += w_buf[s]
+        total = _blocks(2, row, kt.offsets, kt.binom, flags, members, count, k, idx, 0.0, acc,
+                        kt.subsets)
         for p in range(m):
             if acc[p] > 0.0:
                 edge_given_order[kt.candidates[v, p], v] += acc[p] / total
         for d in range(dags):
-            target = uniforms[d * n + v] * total
-            if blocks:
-                r = np.int64(_blocks(1, kt.weights[v], kt.offsets, kt.binom, flags, members,
-                                     count, k, idx, target, acc, kt.subsets))
-            else:
-                chosen = recorded - 1
-                running = 0.0
-                for s in range(recorded):
-                    running += w_buf[s]
-                    if target < running:
-                        chosen = s
-                        break
-                r = kt.sorted_ranks[v, idx_buf[chosen]]
+            r = np.int64(_blocks(1, row, kt.offsets, kt.binom, flags, members, count, k, idx,
+                                 uniforms[d * n + v] * total, acc, kt.subsets))
             _add_parents(r, v, kt, edge_counts, batch)
 
 
 @numba.njit(cache=True)
-def _chain(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
-           order, best_score, best_order, trace, proposed, accepted,
-           edge_counts, edge_given_order, n_kept, batch_counts):
+def _move(kind, i, j, log_u, beta, order, pos, node_scores, total, kt, scratch, saved_order,
+          saved_scores):
+    """Propose ``kind`` at positions ``i``, ``j`` and accept it when ``log_u`` lies below
+    ``beta`` times the change of the order score; returns (the score now, accepted)."""
+    flags, members, idx, scaled = scratch
+    lo = min(i, j)
+    hi = max(i, j)
+    for p in range(lo, hi + 1):
+        saved_order[p] = order[p]
+    if kind < 2:
+        order[i], order[j] = order[j], order[i]
+    else:
+        node = order[i]
+        if i < j:
+            for p in range(i, j):
+                order[p] = order[p + 1]
+        else:
+            for p in range(i, j, -1):
+                order[p] = order[p - 1]
+        order[j] = node
+    for p in range(lo, hi + 1):
+        pos[order[p]] = p
+    for p in range(lo, hi + 1):
+        v = order[p]
+        saved_scores[p] = node_scores[v]
+        node_scores[v] = _node_score(v, pos, kt, flags, members, idx, scaled)
+    new_total = _total(node_scores)
+    if new_total > -np.inf and (total == -np.inf or log_u < beta * (new_total - total)):
+        return new_total, True
+    for p in range(lo, hi + 1):
+        node_scores[order[p]] = saved_scores[p]
+    for p in range(lo, hi + 1):
+        order[p] = saved_order[p]
+        pos[order[p]] = p
+    return total, False
+
+
+@numba.njit(cache=True)
+def _step_scores(v, step, end, order, pos, node_scores, kt, scratch, position_scores):
+    """Walk node ``v`` one position at a time by ``step`` (-1 or +1) up to ``end``,
+    rescoring ``v`` and the node it passes: ``position_scores[j]`` is the order
+    score with ``v`` at ``j``."""
+    flags, members, idx, scaled = scratch
+    j = pos[v]
+    while j != end:
+        w = order[j + step]
+        order[j + step] = v
+        order[j] = w
+        pos[v] = j + step
+        pos[w] = j
+        node_scores[v] = _node_score(v, pos, kt, flags, members, idx, scaled)
+        node_scores[w] = _node_score(w, pos, kt, flags, members, idx, scaled)
+        j += step
+        position_scores[j] = _total(node_scores)
+
+
+@numba.njit(cache=True)
+def _gibbs_position(i, u, beta, order, pos, node_scores, total, kt, scratch, saved_order,
+                    saved_scores, position_scores):
+    """Move the node at position ``i`` to a position drawn from its conditional law,
+    ``P(j) ∝ exp(beta S_j)`` over all ``n`` positions (``S_j`` the order score with
+    the node at ``j`` and the others in their order): a Gibbs step, always taken.
+    ``u`` picks ``j`` by the inverse of the cumulative weights, in position order.
+    Returns (the score now, whether the node moved)."""
     n = order.shape[0]
+    v = order[i]
+    saved_order[:] = order
+    saved_scores[:] = node_scores
+    position_scores[i] = total
+    for end in (0, n - 1):
+        _step_scores(v, -1 if end == 0 else 1, end, order, pos, node_scores, kt, scratch,
+                     position_scores)
+        order[:] = saved_order
+        node_scores[:] = saved_scores
+        for p in range(n):
+            pos[order[p]] = p
+    top = position_scores.max()
+    cumulative = 0.0
+    for j in range(n):
+        d = beta * (position_scores[j] - top)
+        position_scores[j] = cumulative + (exp64(d) if d >= -708.0 else 0.0)
+        cumulative = position_scores[j]
+    target = u * cumulative
+    j = 0
+    while j < n - 1 and not target < position_scores[j]:
+        j += 1
+    if j == i:
+        return total, False
+    _step_scores(v, -1 if j < i else 1, j, order, pos, node_scores, kt, scratch,
+                 position_scores)
+    return _total(node_scores), True
+
+
+@numba.njit(cache=True)
+def _proposal(cum, u_kind, u_i, u_j, n):
+    """The move kind and its two positions from three uniforms."""
+    kind = 3
+    if u_kind < cum[0]:
+        kind = 0
+    elif u_kind < cum[1]:
+        kind = 1
+    elif u_kind < cum[2]:
+        kind = 2
+    if kind == 0:
+        i = min(np.int64(u_i * (n - 1)), n - 2)
+        j = i + 1
+    else:
+        i = min(np.int64(u_i * n), n - 1)
+        j = min(np.int64(u_j * (n - 1)), n - 2)
+        if j >= i:
+            j += 1
+    return kind, i, j
+
+
+@numba.njit(cache=True)
+def _swap_replicas(a, b, orders, positions, node_scores, totals):
+    for p in range(orders.shape[1]):
+        orders[a, p], orders[b, p] = orders[b, p], orders[a, p]
+        positions[a, p], positions[b, p] = positions[b, p], positions[a, p]
+        node_scores[a, p], node_scores[b, p] = node_scores[b, p], node_scores[a, p]
+    totals[a], totals[b] = totals[b], totals[a]
+
+
+@numba.njit(cache=True)
+def _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
+           swap_uniforms, dag_uniforms, kt, orders, best_score, best_order, trace, proposed,
+           accepted, swaps_proposed, swaps_accepted, edge_counts, edge_given_order, n_kept,
+           batch_counts):
+    """Iterations ``t0 .. t1 - 1`` of one chain: every replica ``r`` (at inverse
+    temperature ``betas[r]``, replica 0 the posterior itself) takes a proposal per
+    iteration; after iterations ``t`` with ``(t + 1) % swap_every == 0`` neighbouring
+    replicas ``r, r + 1`` with ``r`` of the parity of the swap round offer to exchange
+    their orders (the deterministic even–odd scheme of Okabe et al. 2001)."""
+    replicas, n = orders.shape
     m = kt.candidates.shape[1]
-    node_scores = np.empty(n, dtype=np.float64)
-    pos = _order_node_scores(order, kt, node_scores)
-    total = _total(node_scores)
-    flags, members, words, idx, idx_buf, w_buf = _node_score_scratch(kt)
+    node_scores = np.empty((replicas, n), dtype=np.float64)
+    positions = np.empty((replicas, n), dtype=np.int64)
+    totals = np.empty(replicas, dtype=np.float64)
+    for r in range(replicas):
+        positions[r] = _order_node_scores(orders[r], kt, node_scores[r])
+        totals[r] = _total(node_scores[r])
+    scratch = _node_score_scratch(kt)
+    flags, members, idx, scaled = scratch
     acc = np.empty(m, dtype=np.float64)
     saved_order = np.empty(n, dtype=np.int64)
     saved_scores = np.empty(n, dtype=np.float64)
+    position_scores = np.empty(n, dtype=np.float64)
+    first_round = (t0 + swap_every) // swap_every - 1
     kept = 0
     for t in range(t0, t1):
         if n >= 2:
             first = 4 * (t - t0)
-            u_kind = move_uniforms[first]
-            u_i = move_uniforms[first + 1]
-            u_j = move_uniforms[first + 2]
-            # in (0, 1], so that its log is finite: exact, as u is a multiple of 2**-53
-            u_accept = move_uniforms[first + 3] + _ULP
-            kind = 2
-            if u_kind < cum[0]:
-                kind = 0
-            elif u_kind < cum[1]:
-                kind = 1
-            if kind == 0:
-                i = min(np.int64(u_i * (n - 1)), n - 2)
-                j = i + 1
-            else:
-                i = min(np.int64(u_i * n), n - 1)
-                j = min(np.int64(u_j * (n - 1)), n - 2)
-                if j >= i:
-                    j += 1
-            lo = min(i, j)
-            hi = max(i, j)
-            for p in range(lo, hi + 1):
-                saved_order[p] = order[p]
-            if kind < 2:
-                order[i], order[j] = order[j], order[i]
-            else:
-                node = order[i]
-                if i < j:
-                    for p in range(i, j):
-                        order[p] = order[p + 1]
+            for r in range(replicas):
+                u = move_uniforms[r, first:first + 4]
+                kind, i, j = _proposal(cum, u[0], u[1], u[2], n)
+                if kind == 3:
+                    totals[r], took = _gibbs_position(i, u[3], betas[r], orders[r],
+                                                      positions[r], node_scores[r], totals[r],
+                                                      kt, scratch, saved_order, saved_scores,
+                                                      position_scores)
                 else:
-                    for p in range(i, j, -1):
-                        order[p] = order[p - 1]
-                order[j] = node
-            for p in range(lo, hi + 1):
-                pos[order[p]] = p
-            for p in range(lo, hi + 1):
-                v = order[p]
-                saved_scores[p] = node_scores[v]
-                node_scores[v] = _node_score(v, pos, kt, flags, members, words, idx,
-                                             idx_buf, w_buf)
-            new_total = _total(node_scores)
-            proposed[kind] += 1
-            if new_total > -np.inf and (total == -np.inf
-                                        or log64(u_accept) < new_total - total):
-                total = new_total
-                accepted[kind] += 1
-            else:
-                for p in range(lo, hi + 1):
-                    node_scores[order[p]] = saved_scores[p]
-                for p in range(lo, hi + 1):
-                    order[p] = saved_order[p]
-                    pos[order[p]] = p
-        trace[t] = total
-        if total > best_score[0]:
-            best_score[0] = total
-            best_order[:] = order
+                    # in (0, 1], so that its log is finite: exact, as u is a multiple of 2**-53
+                    totals[r], took = _move(kind, i, j, log64(u[3] + _ULP), betas[r],
+                                            orders[r], positions[r], node_scores[r], totals[r],
+                                            kt, scratch, saved_order, saved_scores)
+                if r == 0:
+                    proposed[kind] += 1
+                    if took:
+                        accepted[kind] += 1
+            if replicas > 1 and (t + 1) % swap_every == 0:
+                s = (t + 1) // swap_every - 1
+                for r in range(s % 2, replicas - 1, 2):
+                    log_u = log64(swap_uniforms[(s - first_round) * (replicas - 1) + r] + _ULP)
+                    swaps_proposed[r] += 1
+                    if totals[r + 1] > -np.inf and (
+                            totals[r] == -np.inf
+                            or log_u < (betas[r] - betas[r + 1]) * (totals[r + 1] - totals[r])):
+                        _swap_replicas(r, r + 1, orders, positions, node_scores, totals)
+                        swaps_accepted[r] += 1
+        trace[t] = totals[0]
+        for r in range(replicas):
+            if totals[r] > best_score[0]:
+                best_score[0] = totals[r]
+                best_order[:] = orders[r]
         if t >= burn_in and (t - burn_in) % thin == 0:
             b = _batch_of(n_kept[0], batch_counts)
             n_kept[0] += 1
-            _sample_dags(dag_uniforms[kept * dags * n:(kept + 1) * dags * n], dags, pos, kt,
-                         flags, members, words, idx, idx_buf, w_buf, acc, edge_counts,
+            _sample_dags(dag_uniforms[kept * dags * n:(kept + 1) * dags * n], dags,
+                         positions[0], kt, flags, members, idx, scaled, acc, edge_counts,
                          edge_given_order, batch_counts[b])
             kept += 1
 
 
 @parallel.guarded
 @numba.njit(parallel=True, cache=True)
-def _advance(t0, t1, burn_in, thin, dags, cum, move_uniforms, dag_uniforms, kt,
-             orders, best_score, best_order, trace, proposed, accepted,
-             edge_counts, edge_given_order, n_kept, batch_counts):
+def _advance(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
+             swap_uniforms, dag_uniforms, kt, orders, best_score, best_order, trace, proposed,
+             accepted, swaps_proposed, swaps_accepted, edge_counts, edge_given_order, n_kept,
+             batch_counts):
     for c in numba.prange(orders.shape[0]):
-        _chain(t0, t1, burn_in, thin, dags, cum, move_uniforms[c], dag_uniforms[c], kt,
-               orders[c], best_score[c:c + 1], best_order[c], trace[c], proposed[c],
-               accepted[c], edge_counts[c], edge_given_order[c], n_kept[c:c + 1],
+        _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms[c],
+               swap_uniforms[c], dag_uniforms[c], kt, orders[c], best_score[c:c + 1],
+               best_order[c], trace[c], proposed[c], accepted[c], swaps_proposed[c],
+               swaps_accepted[c], edge_counts[c], edge_given_order[c], n_kept[c:c + 1],
                batch_counts[c])
 
 
@@ -613,40 +703,24 @@ class _Prepared:
         self.scores = np.ascontiguousarray(scores)
         self.candidates = np.ascontiguousarray(candidates, dtype=np.int64)
         _, self.subsets = combinations.subset_table(m, k)
-        words = max(1, (m + 63) // 64)
-        set_masks = np.zeros((width, words), dtype=np.uint64)
-        for q in range(k):
-            p = self.subsets[:, q]
-            has = p >= 0
-            np.bitwise_or.at(set_masks, (np.nonzero(has)[0], p[has] // 64),
-                             np.left_shift(np.uint64(1), (p[has] % 64).astype(np.uint64)))
-        # best first; ties keep rank order
-        self.sorted_ranks = np.argsort(-self.scores, axis=1, kind="stable").astype(np.int64,
-                                                                                   copy=False)
-        self.sorted_scores = np.take_along_axis(self.scores, self.sorted_ranks, axis=1)
-        self.n_finite = np.isfinite(self.sorted_scores).sum(axis=1).astype(np.int64)
-        self.masks = np.ascontiguousarray(set_masks[self.sorted_ranks])
-        self.top = self.sorted_scores[:, 0].copy()
+        self.top = self.scores.max(axis=1)
         self.weights = _weights(self.scores, self.top)
-        self.kernel = _Kernel(self.candidates, self.weights, self.top,
+        self.kernel = _Kernel(self.candidates, self.scores, self.weights, self.top,
                               combinations.offsets(m, k), combinations.binomial_table(m, k),
-                              self.subsets, self.masks, self.sorted_scores, self.sorted_ranks,
-                              self.n_finite)
+                              self.subsets)
 
 
 def estimate_bytes(n_nodes, m, max_parents, *, chains=4, iterations=10_000):
     """The bytes :func:`order_mcmc` takes beyond the score table itself, at its peak.
 
-    For a table of ``n_nodes`` rows over ``m`` candidate slots: the sorted
-    scores and ranks, the weights (one table each) and the sets' bit masks
-    (``ceil(m / 64)`` words per entry), the subset table, and the chains'
-    state, edge-count batches, traces and DAG uniforms.
+    For a table of ``n_nodes`` rows over ``m`` candidate slots: the weights
+    (the one table-sized array), the subset table, and the chains' state,
+    a row of scratch each, edge-count batches, traces and DAG uniforms
+    (``chains`` counting every replica of a tempered run).
     """
     width = int(combinations.n_sets(m, max_parents))
-    words = max(1, (m + 63) // 64)
-    entries = n_nodes * width
-    return (8 * entries * (3 + words) + 8 * width * (max_parents + words + 1)
-            + chains * (16 * n_nodes * n_nodes + 8 * BATCHES * n_nodes * m
+    return (8 * n_nodes * width + 8 * width * (max_parents + 1)
+            + chains * (16 * n_nodes * n_nodes + 8 * BATCHES * n_nodes * m + 8 * width
                         + 8 * iterations + (1 << 23)))
 
 
@@ -665,8 +739,8 @@ def _check_memory(table, chains, iterations, memory_limit):
         what = "memory_limit"
     if need > limit:
         raise MemoryError(
-            f"order_mcmc needs about {need / 2**30:.2f} GiB beside the table (sorted scores "
-            f"and ranks, weights and set masks of {n} x {scores.shape[1]} entries, and "
+            f"order_mcmc needs about {need / 2**30:.2f} GiB beside the table (the weights of "
+            f"its {n} x {scores.shape[1]} entries, and "
             f"{chains} chains' state and {iterations} iterations of trace), more than "
             f"{max(limit, 0) / 2**30:.2f} GiB ({what}); restrict the candidates or "
             f"max_parents of the table, or pass memory_limit")
@@ -702,6 +776,32 @@ def _move_probabilities(moves):
     return values / values.sum()
 
 
+def geometric_temperatures(replicas, hottest):
+    """``replicas`` inverse temperatures from 1 down to ``hottest``, in geometric steps.
+
+    Examples
+    --------
+    >>> geometric_temperatures(3, 0.25).tolist()
+    [1.0, 0.5, 0.25]
+    """
+    replicas = _integer(replicas, "replicas", 1)
+    hottest = float(hottest)
+    if not 0.0 < hottest <= 1.0:
+        raise ValueError(f"hottest must lie in (0, 1], got {hottest}")
+    if replicas == 1:
+        return np.ones(1)
+    return hottest ** (np.arange(replicas) / (replicas - 1))
+
+
+def _temperatures(temperatures):
+    betas = np.array(temperatures, dtype=np.float64, ndmin=1)
+    if betas.ndim != 1 or betas.size == 0 or betas[0] != 1.0 or not np.all(
+            np.isfinite(betas)) or np.any(betas <= 0.0) or np.any(np.diff(betas) >= 0.0):
+        raise ValueError(f"temperatures must be inverse temperatures from 1.0 down, strictly "
+                         f"decreasing and positive, got {temperatures!r}")
+    return betas
+
+
 def _stream_description(root):
     return {"generator": type(root).__name__, "key": list(root.key), "lane": root.lane}
 
@@ -714,14 +814,17 @@ def _save(path, state, settings, fingerprint):
     os.replace(tmp, path)
 
 
-def _array_fields(chains, n, m, done):
+def _array_fields(chains, n, m, done, replicas=1):
     """The arrays of a checkpoint: ``{name: (dtype, shape)}`` for ``chains`` chains of
-    ``n`` nodes with ``m`` candidate slots that ran ``done`` iterations."""
+    ``replicas`` replicas of ``n`` nodes with ``m`` candidate slots that ran ``done``
+    iterations."""
     i8, f8 = np.dtype(np.int64), np.dtype(np.float64)
     return {
-        "orders": (i8, (chains, n)), "best_order": (i8, (chains, n)),
+        "orders": (i8, (chains, replicas, n)), "best_order": (i8, (chains, n)),
+        "swaps_proposed": (i8, (chains, replicas - 1)),
+        "swaps_accepted": (i8, (chains, replicas - 1)),
         "best_score": (f8, (chains,)), "trace": (f8, (chains, done)),
-        "proposed": (i8, (chains, 3)), "accepted": (i8, (chains, 3)),
+        "proposed": (i8, (chains, len(MOVES))), "accepted": (i8, (chains, len(MOVES))),
         "edge_counts": (i8, (chains, n, n)), "edge_given_order": (f8, (chains, n, n)),
         "n_kept": (i8, (chains,)), "batch_counts": (np.dtype(np.int32), (chains, 2 * BATCHES, n, m)),
     }
@@ -753,7 +856,7 @@ def _read_checkpoint(path, refuse, most_bytes):
         refuse(None, "is not an order-MCMC checkpoint (an .npz file)")
     with f:
         names = set(f.files)
-        wanted = set(_HEADER_FIELDS) | set(_array_fields(0, 0, 0, 0))
+        wanted = set(_HEADER_FIELDS) | set(_array_fields(0, 0, 0, 0, 0))
         if names - wanted or wanted - names:
             refuse(None, f"is not an order-MCMC checkpoint of version {_CHECKPOINT_VERSION}: "
                          f"missing fields {sorted(wanted - names)}, unknown fields "
@@ -802,10 +905,10 @@ def _checked_settings(data, settings, burn_in_given, refuse):
         refuse(None, f"was written with other settings ({details})")
 
 
-def _checked_arrays(data, chains, n, m, done, refuse):
+def _checked_arrays(data, chains, n, m, done, replicas, refuse):
     """The state arrays, each of its dtype and shape, as fresh writable copies."""
     state = {}
-    for name, (dtype, shape) in _array_fields(chains, n, m, done).items():
+    for name, (dtype, shape) in _array_fields(chains, n, m, done, replicas).items():
         a = data[name]
         if a.dtype != dtype or a.shape != shape:
             refuse(name, f"must be {dtype} with shape {shape}, got {a.dtype} with shape "
@@ -837,6 +940,14 @@ def _check_counts(state, n, done, settings, allowed, refuse, candidates):
         refuse("proposed", f"must be non-negative and sum to {per_chain} proposals per chain")
     if np.any(accepted < 0) or np.any(accepted > proposed):
         refuse("accepted", "must lie between 0 and the proposals of each move")
+    rounds = done // settings["swap_every"] if n >= 2 else 0
+    pairs = np.arange(len(settings["temperatures"]) - 1)
+    offered = (rounds - pairs % 2 + 1) // 2  # the rounds of pair r's parity
+    if not np.array_equal(state["swaps_proposed"], np.broadcast_to(
+            offered, state["swaps_proposed"].shape)):
+        refuse("swaps_proposed", f"must be {offered.tolist()} for {done} iterations")
+    if np.any(state["swaps_accepted"] < 0) or np.any(state["swaps_accepted"] > offered):
+        refuse("swaps_accepted", "must lie between 0 and the swaps offered")
     kept = _n_kept(done, settings["burn_in"], settings["thin"])
     if np.any(state["n_kept"] != kept):
         refuse("n_kept", f"must be {kept} for {done} iterations, got "
@@ -869,15 +980,15 @@ def _check_orders(state, n, done, kernel, refuse):
     """Orders are permutations, and the scores agree with them (scores are pure functions
     of the order, so exactly)."""
     for name in ("orders", "best_order"):
-        if not np.array_equal(np.sort(state[name], axis=1),
+        if not np.array_equal(np.sort(state[name], axis=-1),
                               np.broadcast_to(np.arange(n), state[name].shape)):
-            refuse(name, f"must hold one permutation of the {n} nodes per chain")
+            refuse(name, f"must hold one permutation of the {n} nodes per chain and replica")
     trace, best = state["trace"], state["best_score"]
     if not np.all(np.isfinite(trace)):
         refuse("trace", "must be finite")
     for c in range(state["orders"].shape[0]):
         now = trace[c, done - 1] if done else best[c]
-        if _order_score(state["orders"][c], kernel) != now:
+        if _order_score(state["orders"][c, 0], kernel) != now:
             refuse("orders", f"chain {c}'s order does not have the score the checkpoint "
                              f"records for it")
         if _order_score(state["best_order"][c], kernel) != best[c] or (
@@ -895,7 +1006,9 @@ def _load(path, settings, fingerprint, burn_in_given, iterations, prepared):
     refuse = _Refusal(path)
     chains, n = settings["chains"], prepared.n
     m = prepared.m
-    most = 8 * chains * (iterations + 4 * n + 2 * n * n + BATCHES * n * m + 16) + (1 << 20)
+    replicas = len(settings["temperatures"])
+    most = 8 * chains * (iterations + (3 + replicas) * n + 2 * n * n + BATCHES * n * m
+                         + 2 * replicas + 16) + (1 << 20)
     data = _read_checkpoint(path, refuse, most)
     if _scalar(data, "version", "int", refuse) != _CHECKPOINT_VERSION:
         refuse("version", f"must be {_CHECKPOINT_VERSION}, got {data['version']}")
@@ -910,7 +1023,7 @@ def _load(path, settings, fingerprint, burn_in_given, iterations, prepared):
     if iterations < done:
         raise ValueError(f"iterations={iterations} is less than the {done} iterations "
                          f"the checkpoint {refuse.path} already ran")
-    state = _checked_arrays(data, chains, n, m, done, refuse)
+    state = _checked_arrays(data, chains, n, m, done, replicas, refuse)
     _check_counts(state, n, done, settings, candidate_matrix(prepared), refuse,
                   prepared.candidates)
     _check_orders(state, n, done, prepared.kernel, refuse)
@@ -923,7 +1036,8 @@ def _load(path, settings, fingerprint, burn_in_given, iterations, prepared):
 # -- the public function --------------------------------------------------------
 
 class OrderMCMCStreams(dict):
-    """The three streams of a run, by purpose: ``initial``, ``moves``, ``dags``.
+    """The five streams of a run, by purpose: ``initial``, ``moves``, ``dags``,
+    ``tempered`` and ``swaps``.
 
     Chain ``c`` draws from ``split(c)`` of each.
     """
@@ -987,9 +1101,14 @@ class OrderMCMCResult:
     acceptance_rates : dict of str to numpy.ndarray
         Per move kind, the fraction of its proposals accepted in each chain
         (NaN where it was never proposed).
-    proposed : numpy.ndarray of int64, shape (chains, 3)
-        Proposals per chain and move kind (columns in :data:`MOVES` order).
-    accepted : numpy.ndarray of int64, shape (chains, 3)
+    swap_rates : numpy.ndarray, shape (chains, replicas - 1)
+        The fraction of the swaps offered between replicas ``r`` and ``r + 1``
+        that were taken (NaN where none was offered).
+    proposed : numpy.ndarray of int64, shape (chains, len(MOVES))
+        Proposals per chain and move kind (columns in :data:`MOVES` order),
+        of replica 0.
+    accepted : numpy.ndarray of int64, shape (chains, len(MOVES))
+        Acceptances; for ``"gibbs_position"``, draws that moved the node.
     samples : int
         DAGs sampled per chain.
     iterations, burn_in, thin, dags_per_order : int
@@ -1012,6 +1131,7 @@ class OrderMCMCResult:
     best_dag_score: float
     traces: np.ndarray
     acceptance_rates: dict
+    swap_rates: np.ndarray
     proposed: np.ndarray
     accepted: np.ndarray
     samples: int
@@ -1045,8 +1165,8 @@ def _same(a, b):
 
 
 def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=10,
-               moves=MOVES, dags_per_order=1, checkpoint=None, resume=None, progress=True,
-               memory_limit=None):
+               moves=DEFAULT_MOVES, dags_per_order=1, temperatures=(1.0,), swap_every=SWAP_EVERY,
+               checkpoint=None, resume=None, progress=True, memory_limit=None):
     """Sample node orders by Metropolis–Hastings, and DAGs given the orders.
 
     Parameters
@@ -1070,21 +1190,33 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         Keep the order after iteration ``t`` when ``t >= burn_in`` and
         ``(t - burn_in) % thin == 0``.
     moves : sequence of str, or mapping of str to float
-        Move kinds to propose (uniformly), or their relative weights:
-        ``"adjacent"`` swaps two neighbours, ``"transposition"`` swaps two
-        positions, ``"relocate"`` moves one node to another position. Each is
-        symmetric, so the acceptance probability is the ratio of the order
-        scores; only the nodes between the two positions are rescored.
+        Move kinds to propose (uniformly), or their relative weights (default
+        :data:`DEFAULT_MOVES`): ``"adjacent"`` swaps two neighbours,
+        ``"transposition"`` swaps two positions, ``"relocate"`` moves one
+        node to another position. Each is symmetric, so the acceptance
+        probability is the ratio of the order scores; only the nodes between
+        the two positions are rescored. ``"gibbs_position"`` takes one node
+        and draws its position from its conditional law given the order of
+        the others, over all ``n`` positions (a Gibbs step, always taken; it
+        costs about ``2 n`` node scores, where the others cost the distance
+        between their positions).
     dags_per_order : int
         DAGs sampled from each kept order: each node's parent set with
         probability proportional to ``exp(score)`` among the allowed ones.
+    temperatures : sequence of float
+        Inverse temperatures of the replicas of each chain, from 1 down,
+        strictly decreasing and positive (see the module docstring and
+        :func:`geometric_temperatures`). Each replica costs as much as a
+        chain; the default ``(1.0,)`` runs no tempering.
+    swap_every : int
+        Iterations between two rounds of replica swaps.
     checkpoint : str or os.PathLike, optional
         A ``.npz`` file to write the state to: at the end, and every 30
         seconds or so during the run (atomically).
     resume : str or os.PathLike, optional
         A checkpoint to continue from. It must come from the same table
-        (fingerprint), root, chains, burn-in, thin, moves and dags per order,
-        else ``ValueError``. The continued chains equal, bit for bit, those
+        (fingerprint), root, chains, burn-in, thin, moves, dags per order,
+        temperatures and swap interval, else ``ValueError``. The continued chains equal, bit for bit, those
         of one uninterrupted run. The file is checked field by field before
         anything runs: exactly the fields of a checkpoint, no larger than
         these chains and iterations can make, each of its dtype and shape,
@@ -1109,10 +1241,11 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
     A node's score sums the weights ``exp(score - top)`` of its allowed parent
     sets, ``top`` being its best score over all sets; weights under
     ``exp(-708)`` count as zero. When the allowed sets' weights sum to less
-    than ``1e-290``, the node sums them in their own scale instead, leaving
-    out sets more than :data:`CUTOFF` nats below its best allowed set. Either
-    way a node score is within ``n_sets * 1e-17`` relative of the exact
-    log-sum-exp, and DAG sampling draws from the same weights. The scores
+    than ``1e-290``, the node sums them in their own scale instead,
+    ``exp(score - best)`` with ``best`` its best allowed score. Either way a
+    node score is within ``n_sets * 1e-17`` relative of the exact
+    log-sum-exp, and DAG sampling draws from the same weights. Beside the
+    table, the sampler keeps one array of its size (the weights). The scores
     are pure functions of the order, computed with :func:`tandem.core.exp64`
     and :func:`tandem.core.log64`.
 
@@ -1130,7 +1263,10 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
     thin = _integer(thin, "thin", 1)
     dags_per_order = _integer(dags_per_order, "dags_per_order", 1)
     probabilities = _move_probabilities(moves)
-    _check_memory(table, chains, iterations, memory_limit)
+    betas = _temperatures(temperatures)
+    swap_every = _integer(swap_every, "swap_every", 1)
+    replicas = betas.shape[0]
+    _check_memory(table, chains * replicas, iterations, memory_limit)
     prepared = _Prepared(table)
     n = prepared.n
     fingerprint = str(table.fingerprint)
@@ -1138,11 +1274,13 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
     settings = {
         "root": _stream_description(root), "chains": chains, "burn_in": burn_in,
         "thin": thin, "dags_per_order": dags_per_order,
-        "moves": [float(p) for p in probabilities], "cutoff": CUTOFF, "nodes": n,
+        "moves": [float(p) for p in probabilities], "nodes": n,
+        "temperatures": betas.tolist(), "swap_every": swap_every,
     }
 
     streams = OrderMCMCStreams(initial=root.sub(PURPOSE_INITIAL), moves=root.sub(PURPOSE_MOVES),
-                               dags=root.sub(PURPOSE_DAGS))
+                               dags=root.sub(PURPOSE_DAGS), tempered=root.sub(PURPOSE_TEMPERED),
+                               swaps=root.sub(PURPOSE_SWAPS))
 
     if resume is not None:
         state, done = _load(resume, settings, fingerprint, burn_in_given, iterations, prepared)
@@ -1157,10 +1295,13 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
             _order_node_scores(orders[c], prepared.kernel, node_scores)
             best_score[c] = _total(node_scores)
         state = {
-            "orders": orders, "best_score": best_score, "best_order": orders.copy(),
+            "orders": np.repeat(orders[:, None], replicas, axis=1), "best_score": best_score,
+            "best_order": orders.copy(),
+            "swaps_proposed": np.zeros((chains, replicas - 1), dtype=np.int64),
+            "swaps_accepted": np.zeros((chains, replicas - 1), dtype=np.int64),
             "trace": np.full((chains, iterations), np.nan),
-            "proposed": np.zeros((chains, 3), dtype=np.int64),
-            "accepted": np.zeros((chains, 3), dtype=np.int64),
+            "proposed": np.zeros((chains, len(MOVES)), dtype=np.int64),
+            "accepted": np.zeros((chains, len(MOVES)), dtype=np.int64),
             "edge_counts": np.zeros((chains, n, n), dtype=np.int64),
             "edge_given_order": np.zeros((chains, n, n)),
             "n_kept": np.zeros(chains, dtype=np.int64),
@@ -1168,13 +1309,21 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         }
 
     cum = np.cumsum(probabilities)
-    move_streams = [streams["moves"].split(c) for c in range(chains)]
+    move_streams = [[streams["moves"].split(c)]
+                    + [streams["tempered"].split(c).split(r) for r in range(1, replicas)]
+                    for c in range(chains)]
+    swap_streams = [streams["swaps"].split(c) for c in range(chains)]
     dag_streams = [streams["dags"].split(c) for c in range(chains)]
 
     def draws(t0, t1):
-        # iteration t: draws 4t .. 4t + 3 of the moves lane (64-bit draw i is at
-        # word 2i); the DAGs of a kept t: draws (t * dags + d) * n + v of the dags lane
-        moves_u = np.array([s.at(2 * 4 * t0).random(4 * (t1 - t0))[0] for s in move_streams])
+        # iteration t: draws 4t .. 4t + 3 of each replica's moves lane (64-bit draw i
+        # is at word 2i); swap round s: draws s (R - 1) .. of the swaps lane; the DAGs
+        # of a kept t: draws (t * dags + d) * n + v of the dags lane
+        moves_u = np.array([[s.at(2 * 4 * t0).random(4 * (t1 - t0))[0] for s in lanes]
+                            for lanes in move_streams])
+        first_round, end_round = (t0 + swap_every) // swap_every - 1, t1 // swap_every
+        swaps_u = np.array([s.at(2 * first_round * (replicas - 1)).random(
+            max(end_round - first_round, 0) * (replicas - 1))[0] for s in swap_streams])
         first = burn_in + max(0, -(-(t0 - burn_in) // thin)) * thin
         kept = np.arange(first, t1, thin, dtype=np.uint64)
         index = ((kept[:, None] * dags_per_order + np.arange(dags_per_order, dtype=np.uint64))
@@ -1183,7 +1332,8 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
             dags_u = np.array([random_at(s, index) for s in dag_streams])
         else:
             dags_u = np.zeros((chains, 0))
-        return moves_u.reshape(chains, -1), dags_u.reshape(chains, -1)
+        return (moves_u.reshape(chains, replicas, -1), swaps_u.reshape(chains, -1),
+                dags_u.reshape(chains, -1))
 
     def write(t):
         if checkpoint is not None:
@@ -1199,10 +1349,11 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         while t < iterations:
             t1 = min(iterations, t + chunk)
             start = time.monotonic()
-            moves_u, dags_u = draws(t, t1)
-            _advance(t, t1, burn_in, thin, dags_per_order, cum, moves_u, dags_u, prepared.kernel,
-                     state["orders"], state["best_score"], state["best_order"], state["trace"],
-                     state["proposed"], state["accepted"], state["edge_counts"],
+            moves_u, swaps_u, dags_u = draws(t, t1)
+            _advance(t, t1, burn_in, thin, dags_per_order, cum, swap_every, betas, moves_u,
+                     swaps_u, dags_u, prepared.kernel, state["orders"], state["best_score"],
+                     state["best_order"], state["trace"], state["proposed"], state["accepted"],
+                     state["swaps_proposed"], state["swaps_accepted"], state["edge_counts"],
                      state["edge_given_order"], state["n_kept"], state["batch_counts"])
             bar.update(t1 - t)
             elapsed = time.monotonic() - start
@@ -1241,6 +1392,7 @@ def _result(state, prepared, table, streams, iterations, burn_in, thin, dags_per
     best_dag_score = sum(float(prepared.scores[v, r]) for v, r in enumerate(rows))
     with np.errstate(invalid="ignore", divide="ignore"):
         rates = state["accepted"] / state["proposed"]
+        swap_rates = state["swaps_accepted"] / state["swaps_proposed"]
     return OrderMCMCResult(
         edge_probabilities=edges,
         chain_edge_probabilities=chain_edges,
@@ -1256,6 +1408,7 @@ def _result(state, prepared, table, streams, iterations, burn_in, thin, dags_per
         best_dag_score=float(best_dag_score),
         traces=state["trace"],
         acceptance_rates={name: rates[:, i] for i, name in enumerate(MOVES)},
+        swap_rates=swap_rates,
         proposed=state["proposed"],
         accepted=state["accepted"],
         samples=int(n_kept[0]) * dags_per_order,

@@ -45,7 +45,7 @@ import numpy as np
 from ..stream import Philox
 from . import diagnostics, expansion, graphs, independence, search
 from .mcmc import estimate_bytes as mcmc_bytes
-from .mcmc import SE_MERGE, order_mcmc
+from .mcmc import DEFAULT_MOVES, SE_MERGE, geometric_temperatures, order_mcmc
 from .table import _duration, plan_table
 
 PURPOSE_DATA, PURPOSE_MCMC = "data", "mcmc"
@@ -203,6 +203,7 @@ class Learned:
             "edges": convergence(result, names),
             "acceptance_rates": {k: [float(x) for x in v]
                                  for k, v in result.acceptance_rates.items()},
+            "swap_rates": result.swap_rates.tolist(),
             "best_order": [names[i] for i in result.best_order],
             "best_order_score": result.best_order_score,
             "best_dag_edges": edges,
@@ -248,10 +249,13 @@ def _plain(value):
 #: shows its progress bars on stderr even when it is not a terminal.
 PROGRESS_AFTER = 5.0
 
+#: The inverse temperature of the hottest replica when :func:`learn` tempers.
+HOTTEST = 0.3
+
 
 def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains=4,
           iterations=20_000, seed=0, true_adjacency=None, source="data", time_limit=None,
-          progress=True, log=None, expand=0):
+          progress=True, log=None, expand=0, moves=None, replicas=1, hottest=HOTTEST):
     """Score table and order MCMC for ``data``.
 
     Parameters
@@ -283,6 +287,13 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
     log : callable, optional
         Called with a line of text: the time estimate of a long score table,
         and each expansion round's count.
+    moves : sequence or mapping, optional
+        As for :func:`tandem.bn.order_mcmc` (default its own).
+    replicas, hottest
+        Parallel tempering: each chain runs ``replicas`` replicas at the
+        inverse temperatures :func:`tandem.bn.mcmc.geometric_temperatures`
+        ``(replicas, hottest)``; 1 replica runs plain order MCMC. Each
+        replica costs as much as a chain.
     expand : int
         Rounds of candidate expansion (:mod:`tandem.bn.expansion`, BiDAG's
         iterative MCMC): after a run, the candidates grow by the nodes that
@@ -303,6 +314,12 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
         settings["ess"] = table_settings["ess"] = ess
     if expand:
         settings["expand"] = expand
+    temperatures = geometric_temperatures(replicas, hottest)
+    if replicas > 1:
+        settings["temperatures"] = temperatures.tolist()
+    moves = DEFAULT_MOVES if moves is None else moves
+    if moves != DEFAULT_MOVES:
+        settings["moves"] = moves if isinstance(moves, (dict, str)) else list(moves)
     seconds = {"score_table": 0.0, "order_mcmc": 0.0}
 
     def run(candidates):
@@ -310,7 +327,8 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
         t0 = time.perf_counter()
         plan = plan_table(data, score=score, max_parents=max_parents, candidates=candidates,
                           time_limit=time_limit, extra_bytes=lambda k, m: mcmc_bytes(
-                              data.n_vars, m, k, chains=chains, iterations=iterations),
+                              data.n_vars, m, k, chains=chains * replicas,
+                              iterations=iterations),
                           **table_settings)
         if plan.seconds > PROGRESS_AFTER:
             if log is not None:
@@ -320,7 +338,8 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
         table = plan.compute(progress)
         t1 = time.perf_counter()
         result = order_mcmc(table, Philox(seed).sub(PURPOSE_MCMC), chains=chains,
-                            iterations=iterations, progress=progress)
+                            iterations=iterations, moves=moves, temperatures=temperatures,
+                            progress=progress)
         seconds["score_table"] += t1 - t0
         seconds["order_mcmc"] += time.perf_counter() - t1
         return table, result
