@@ -41,7 +41,8 @@ def main():
     print(f"tandem {tandem.__version__}; {args.rows} rows (Philox(7)), BDeu ess 1, k = 3; "
           f"gap {pruning.PRUNE_GAP:g} nats")
     print("| network | candidates | sets | table MiB | undominated, gap 0 | undominated, "
-          f"gap {pruning.PRUNE_GAP:g} | pruned candidates | pruned table MiB | order MCMC "
+          f"gap {pruning.PRUNE_GAP:g} | candidates after pruning, gap 0 / gap "
+          f"{pruning.PRUNE_GAP:g} | pruned table MiB, gap 0 / gap {pruning.PRUNE_GAP:g} | order MCMC "
           "peak beside the table MiB (weights) | earlier table-sized arrays MiB | seconds |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in args.networks:
@@ -53,7 +54,7 @@ def main():
         entries = table.scores.size
         kept = [int((~pruning.dominated(table, gap)).sum()) for gap in (0.0, pruning.PRUNE_GAP)]
         share = [f"{count:,} ({count / entries:.2%})" for count in kept]
-        pruned = pruning.prune(table)
+        pruned = [pruning.prune(table, gap) for gap in (0.0, pruning.PRUNE_GAP)]
         tracemalloc.start()
         order_mcmc(table, tandem.Philox(1), chains=2, iterations=200, progress=False)
         _, peak = tracemalloc.get_traced_memory()
@@ -61,7 +62,8 @@ def main():
         words = -(-table.m // 64)
         earlier = 8 * entries * (3 + words)
         print(f"| {name} | {table.m} | {entries:,} | {mib(table.scores.nbytes)} | {share[0]} | "
-              f"{share[1]} | {pruned.m} | {mib(pruned.scores.nbytes)} | {mib(peak)} "
+              f"{share[1]} | {pruned[0].m} / {pruned[1].m} | {mib(pruned[0].scores.nbytes)} / "
+              f"{mib(pruned[1].scores.nbytes)} | {mib(peak)} "
               f"({mib(table.scores.nbytes)}) | "
               f"{mib(earlier)} | {time.perf_counter() - start:.0f} |", flush=True)
 

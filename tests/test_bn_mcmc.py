@@ -407,6 +407,18 @@ def test_far_below_top_falls_back_to_own_scale():
     assert np.all(np.isfinite(r.traces))
 
 
+def test_the_own_scale_leaves_the_sets_above_it_at_zero():
+    # in its own scale a node's row holds sets far above the best allowed one
+    # (its good parents, not allowed): exp64 is defined up to 709 only, and
+    # its value past that (NaN at 710) times a flag of 0 must not reach a sum
+    from tandem.bn import mcmc
+
+    scores = np.array([-3000.0, -2290.0, -2200.0, -52.0, -3000.5, -4000.0, -np.inf])
+    out = np.full(scores.shape, np.nan)
+    mcmc._scaled(scores, -3000.0, out)
+    np.testing.assert_array_equal(out, [1.0, 0.0, 0.0, 0.0, math.exp(-0.5), 0.0, 0.0])
+
+
 # -- parallel tempering ---------------------------------------------------------
 
 TEMPERED = dict(temperatures=(1.0, 0.6, 0.35), swap_every=3)

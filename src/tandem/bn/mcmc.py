@@ -311,10 +311,12 @@ def _block_sum(row, offsets, binom, flags, members, count, k, idx):
 
 @numba.njit(cache=True)
 def _scaled(scores, shift, out):
-    """``out = exp(scores - shift)`` by :func:`tandem.core.exp64`; 0 below exp(-708)."""
+    """``out = exp(scores - shift)`` by :func:`tandem.core.exp64` for the scores up to
+    ``shift``; 0 below exp(-708), and 0 above ``shift`` (sets that the caller's
+    flags leave out: their weights would overflow, and inf * 0 is NaN)."""
     for r in range(scores.shape[0]):
         d = scores[r] - shift
-        out[r] = exp64(d) if d >= -708.0 else 0.0
+        out[r] = exp64(d) if -708.0 <= d <= 0.0 else 0.0
 
 
 @numba.njit(cache=True)
