@@ -24,8 +24,10 @@ BiDAG: a normal-Wishart prior with mean ``0``, ``alpha_mu`` (default 1),
 ``t = alpha_mu (alpha_w - n_vars - 1) / (alpha_mu + 1)``.
 
 Every score of a parent set is the same number whatever the order of the
-parents. The kernels are Numba functions that a parallel loop may call; they
-read the data column by column.
+parents, and the same bits on every machine and device: the arithmetic is
+the contract's (:mod:`tandem.bn.terms`, with :func:`tandem.core.lgamma64`
+and :func:`tandem.core.log64`, no libm). The kernels are Numba functions
+that a parallel loop may call; they read the data column by column.
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ import numbers
 
 import numpy as np
 from numba import njit
+
+from ..core.fmath import log64, product
+from ..core.special import lgamma64
+from .. import core
+from . import terms
+
+terms.register()
 
 #: The scores, discrete then Gaussian.
 SCORES = ("bdeu", "k2", "bic", "bge")
@@ -92,26 +101,45 @@ def check_score(data, score, settings):
 class Scorer:
     """What the kernels need to score families of one data set: built by :func:`scorer`.
 
-    ``family_score(*scorer.args, child, parents, n_parents, *scratch(scorer, k))``
-    is the local score.
+    ``args`` is ``(score_id, columns, arities, rmat, params, consts)``: for
+    discrete data the columns (``(n_vars, n_rows)``), the arities and
+    ``params = (ess, log64(n_rows))``; for Gaussian data the posterior matrix
+    ``rmat`` and the constants of :func:`bge_constants`.
+    ``family_score(*scorer.args, child, parents, n_parents, *scratch(scorer, k),
+    *scorer.tables(k))`` is the local score.
     """
 
     def __init__(self, data, score, settings):
         self.score, self.settings = check_score(data, score, settings)
         self.n_rows, self.n_vars = data.shape
+        params = np.zeros(2)
+        consts = np.zeros((0, 3))
         if data.kind == "discrete":
             columns = data.columns()
             arities = np.array(data.arities, dtype=np.int64)
-            r = np.zeros((1, 1))
-            log_n = math.log(data.n_rows)
-            params = np.array([self.settings.get("ess", 1.0), log_n])
+            rmat = np.zeros((1, 1))
+            params[:] = self.settings.get("ess", 1.0), log64(np.float64(max(data.n_rows, 1)))
         else:
             columns = np.zeros((0, 0), dtype=np.uint8)
             arities = np.zeros(0, dtype=np.int64)
-            r = bge_matrix(data.values, self.settings["alpha_mu"], self.settings["alpha_w"])
-            params = bge_constants(data.n_rows, data.n_vars, self.settings["alpha_mu"],
+            rmat = bge_matrix(data.values, self.settings["alpha_mu"], self.settings["alpha_w"])
+            consts = bge_constants(data.n_rows, data.n_vars, self.settings["alpha_mu"],
                                    self.settings["alpha_w"])
-        self.args = (np.int64(_ID[self.score]), columns, arities, r, params)
+        self.args = (np.int64(_ID[self.score]), columns, arities, rmat, params, consts)
+        self._tables = {}
+
+    def tables(self, max_parents):
+        """``(alphas, ratios, logs)`` for families of at most ``max_parents`` parents:
+        the Dirichlet parameters those use (:func:`memo_alphas`), the table of
+        :func:`ratio_table` over them, and ``log64`` of the counts (BIC). Made once
+        per ``max_parents``; read-only, shared by every thread."""
+        if max_parents not in self._tables:
+            alphas = memo_alphas(self, max_parents)
+            counts = table_counts(len(alphas), self.n_rows)
+            logs = (log_table(self.n_rows + 1) if self.score == "bic"
+                    else np.zeros(1))
+            self._tables[max_parents] = (alphas, ratio_table(alphas, counts), logs)
+        return self._tables[max_parents]
 
 
 def scorer(data, score="bdeu", **settings):
@@ -158,13 +186,41 @@ def _bge_matrix(x, alpha_mu, t):
 
 
 def bge_constants(n_rows, n_vars, alpha_mu, alpha_w):
-    """``(N, n_vars, alpha_mu, alpha_w, t)`` as the BGe kernel reads them."""
+    """``consts[l] = (c0, c1, c2)`` for parent sets of ``l = 0 .. n_vars - 1`` nodes: the BGe
+    score is ``c0 + c1 log det R_P + c2 log det R_{P + child}``
+    (:func:`tandem.bn.terms.bge_score`), with ``c = N + alpha_w - n_vars``,
+
+    ``c0 = (log alpha_mu - log(N + alpha_mu)) / 2 + lgamma((c + l + 1) / 2)
+    - lgamma((alpha_w - n_vars + l + 1) / 2) - N log(pi) / 2
+    + (alpha_w - n_vars + 2 l + 1) log(t) / 2``, ``c1 = (c + l) / 2``,
+    ``c2 = -(c + l + 1) / 2``,
+
+    each in the contract's arithmetic (``log64``, ``lgamma64``, no fused
+    products), left to right."""
     t = alpha_mu * (alpha_w - n_vars - 1) / (alpha_mu + 1)
-    return np.array([float(n_rows), float(n_vars), alpha_mu, alpha_w, t])
+    consts = np.empty((max(n_vars, 1), 3))
+    c = n_rows + alpha_w - n_vars
+    half_log_ratio = 0.5 * (log64(np.float64(alpha_mu)) - log64(np.float64(n_rows + alpha_mu)))
+    log_pi_term = product(0.5 * n_rows, log64(np.float64(math.pi)))
+    log_t = log64(np.float64(t))
+    for ell in range(consts.shape[0]):
+        s = half_log_ratio + lgamma64(np.float64(0.5 * (c + ell + 1)))
+        s = s - lgamma64(np.float64(0.5 * (alpha_w - n_vars + ell + 1)))
+        s = s - log_pi_term
+        s = s + product(0.5 * (alpha_w - n_vars + 2 * ell + 1), log_t)
+        consts[ell] = s, 0.5 * (c + ell), -0.5 * (c + ell + 1)
+    return consts
 
 
-#: Counts up to this many rows get their lgamma differences cached across families.
-MEMO_COUNTS = 512
+#: The count tables hold at most this many entries (8 MiB): beyond, counts past
+#: ``table_counts`` are computed as they come (the same values).
+TABLE_ENTRIES = 1 << 20
+
+
+def table_counts(n_alphas, n_rows):
+    """The counts ``0 .. table_counts - 1`` that :func:`ratio_table` covers: every count
+    of ``n_rows`` rows where :data:`TABLE_ENTRIES` allows, at least 64."""
+    return int(min(n_rows + 1, max(64, TABLE_ENTRIES // max(n_alphas, 1))))
 
 
 def memo_alphas(scorer, max_parents):
@@ -174,7 +230,7 @@ def memo_alphas(scorer, max_parents):
     ``max_parents`` arities and every arity ``r``, computed as the kernel does;
     K2: ``1`` and every arity. Empty for the other scores.
     """
-    _, _, arities, _, params = scorer.args
+    _, _, arities, _, params, _ = scorer.args
     if scorer.score not in ("bdeu", "k2"):
         return np.zeros(0)
     distinct = sorted({int(a) for a in arities})
@@ -193,25 +249,21 @@ def memo_alphas(scorer, max_parents):
 
 
 def scratch_sizes(scorer, max_parents):
-    """``(cells, level rows, level length, side, memo rows, memo length)``: the shapes of one
-    thread's scratch for families of at most ``max_parents`` parents (a bound over all
-    families).
+    """``(cells, level rows, level length, side)``: the shapes of one thread's scratch for
+    families of at most ``max_parents`` parents (a bound over all families).
 
     A family is a child and at most ``max_parents`` other columns, so its
     cells (parent configurations times child states) are at most the product
     of the ``max_parents + 1`` largest arities: a column is never its own
     parent.
     """
-    _, columns, arities, _, _ = scorer.args
+    _, columns, arities, _, _, _ = scorer.args
     if scorer.score == "bge":
-        return 0, 1, max_parents + 1, max_parents + 1, 0, 0
+        return 0, 1, max_parents + 1, max_parents + 1
     top = sorted((int(a) for a in arities), reverse=True)
     cells = math.prod(top[:max_parents + 1])
     _check_cells(cells, max_parents)
-    n_rows = columns.shape[1]
-    n_alphas = len(memo_alphas(scorer, max_parents))
-    return (cells, max_parents + 1, n_rows, 0, n_alphas,
-            min(n_rows, MEMO_COUNTS) + 1 if n_alphas else 0)
+    return cells, max_parents + 2, columns.shape[1], 0
 
 
 def _check_cells(cells, n_parents):
@@ -223,44 +275,23 @@ def _check_cells(cells, n_parents):
 
 
 def scratch(scorer, max_parents):
-    """One thread's scratch ``(counts, levels, work, memo)``: zeros, and NaN in ``memo``."""
-    cells, rows, length, side, memo_rows, memo_length = scratch_sizes(scorer, max_parents)
+    """One thread's scratch ``(counts, levels, work)``: zeros."""
+    cells, rows, length, side = scratch_sizes(scorer, max_parents)
     return (np.zeros(cells, dtype=np.int32), np.zeros((rows, length), dtype=np.int32),
-            np.zeros((side, side)), np.full((memo_rows, memo_length), np.nan))
+            np.zeros((side, side)))
 
 
 def scratch_bytes(scorer, max_parents):
     """The bytes of one thread's :func:`scratch`, computed without allocating it."""
-    cells, rows, length, side, memo_rows, memo_length = scratch_sizes(scorer, max_parents)
-    return 4 * (cells + rows * length) + 8 * (side * side + memo_rows * memo_length)
+    cells, rows, length, side = scratch_sizes(scorer, max_parents)
+    return 4 * (cells + rows * length) + 8 * side * side
 
 
-@njit(cache=True, nogil=True)
-def _row(alphas, a):
-    """The index of ``a`` in the sorted ``alphas``, or -1."""
-    lo, hi = 0, alphas.shape[0]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if alphas[mid] < a:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo if lo < alphas.shape[0] and alphas[lo] == a else -1
-
-
-@njit(cache=True, nogil=True)
-def _lgamma_ratio(memo, row, n, alpha):
-    """``lgamma(n + alpha) - lgamma(alpha)``, cached in ``memo[row, n]`` (NaN: not yet).
-
-    The value is the same whether it comes from the cache or not.
-    """
-    if row < 0 or n >= memo.shape[1]:
-        return math.lgamma(n + alpha) - math.lgamma(alpha)
-    v = memo[row, n]
-    if math.isnan(v):
-        v = math.lgamma(n + alpha) - math.lgamma(alpha)
-        memo[row, n] = v
-    return v
+def table_bytes(scorer, max_parents):
+    """The bytes of :meth:`Scorer.tables`, computed without making them."""
+    n_alphas = len(memo_alphas(scorer, max_parents))
+    logs = scorer.n_rows + 1 if scorer.score == "bic" else 1
+    return 8 * (n_alphas * (1 + table_counts(n_alphas, scorer.n_rows)) + logs)
 
 
 @njit(cache=True, nogil=True)
@@ -285,133 +316,118 @@ def config_level(columns, arities, parents, j, n_parents, levels):
 
 
 @njit(cache=True, nogil=True)
-def _term(score_id, counts, base, r, a_j, a_jk, memo, row_j, row_jk):
-    """The score of one parent configuration (cells ``base .. base + r - 1``),
-    zero if it is unobserved; zeroes its cells."""
-    n_j = 0
-    for k in range(r):
-        n_j += counts[base + k]
-    if n_j == 0:
-        return 0.0
-    s = 0.0
-    if score_id == 2:
-        log_n_j = math.log(n_j)
-        for k in range(r):
-            n_jk = counts[base + k]
-            if n_jk > 0:
-                s += n_jk * (math.log(n_jk) - log_n_j)
-                counts[base + k] = 0
-        return s
-    s -= _lgamma_ratio(memo, row_j, n_j, a_j)
-    for k in range(r):
-        n_jk = counts[base + k]
-        if n_jk > 0:
-            s += _lgamma_ratio(memo, row_jk, n_jk, a_jk)
-            counts[base + k] = 0
-    return s
-
-
-@njit(cache=True, nogil=True)
-def score_counts(score_id, arities, params, child, q, config, counts, memo, alphas):
-    """The discrete score of ``child`` from its counts: ``counts[c * r + x]`` rows with
-    parent configuration ``c`` (of ``q``; ``config`` per row) and child state ``x``.
-
-    Leaves ``counts`` zero. ``memo`` caches lgamma differences for the
-    parameters in ``alphas`` (none when ``alphas`` is empty).
-    """
-    r = arities[child]
-    n_rows = config.shape[0]
-    if score_id == 0:
-        a_j = params[0] / q
-        a_jk = a_j / r
-    else:
-        a_j = float(r)
-        a_jk = 1.0
-    row_j = _row(alphas, a_j)
-    row_jk = _row(alphas, a_jk)
-    s = 0.0
-    if q * r <= n_rows:
-        for c in range(q):
-            s += _term(score_id, counts, c * r, r, a_j, a_jk, memo, row_j, row_jk)
-    else:
-        # Few rows for many cells: visit the observed configurations only,
-        # in order of first appearance (a visited one reads as unobserved).
-        for t in range(n_rows):
-            s += _term(score_id, counts, config[t] * r, r, a_j, a_jk, memo, row_j, row_jk)
-    if score_id == 2:
-        s -= 0.5 * params[1] * q * (r - 1)
-    return s
-
-
-@njit(cache=True, nogil=True)
-def _discrete(score_id, columns, arities, params, child, parents, n_parents, counts, levels,
-              memo, alphas):
+def count_family(columns, arities, parents, n_parents, child, levels, counts):
+    """Count the rows of the family into ``counts[config * r + state]``; returns
+    ``(q, config)``, the configurations' number and each row's (a row of ``levels``;
+    the next-to-last row serves when there are no parents: it stays zero)."""
     q = 1
     for j in range(n_parents - 1, -1, -1):
         config_level(columns, arities, parents, j, n_parents, levels)
         q *= arities[parents[j]]
-    # the last row of levels is never written: the configuration of no parents
-    config = levels[0] if n_parents > 0 else levels[levels.shape[0] - 1]
+    config = levels[0] if n_parents > 0 else levels[levels.shape[0] - 2]
     r = arities[child]
     x = columns[child]
     for t in range(x.shape[0]):
         counts[config[t] * r + x[t]] += 1
-    return score_counts(score_id, arities, params, child, q, config, counts, memo, alphas)
+    return q, config
 
 
-@njit(cache=True, nogil=True)
-def _log_det(r, index, size, work):
-    """log det of ``r[index[:size]][:, index[:size]]`` by Cholesky (positive definite)."""
-    for a in range(size):
-        for b in range(size):
-            work[a, b] = r[index[a], index[b]]
-    total = 0.0
-    for j in range(size):
-        d = work[j, j]
-        for p in range(j):
-            d -= work[j, p] * work[j, p]
-        d = math.sqrt(d)
-        work[j, j] = d
-        total += math.log(d)
-        for i in range(j + 1, size):
-            v = work[i, j]
-            for p in range(j):
-                v -= work[i, p] * work[j, p]
-            work[i, j] = v / d
-    return 2.0 * total
+def _contract_kernels(digest):
+    """The kernels that compute with :mod:`tandem.bn.terms` and :mod:`tandem.core`.
 
-
-@njit(cache=True, nogil=True)
-def _bge(r, params, child, parents, n_parents, family, work):
-    n_rows, n_vars, alpha_mu, alpha_w, t = params[0], params[1], params[2], params[3], params[4]
-    ell = n_parents
-    c = n_rows + alpha_w - n_vars
-    s = (0.5 * (math.log(alpha_mu) - math.log(n_rows + alpha_mu))
-         + math.lgamma(0.5 * (c + ell + 1)) - math.lgamma(0.5 * (alpha_w - n_vars + ell + 1))
-         - 0.5 * n_rows * math.log(math.pi)
-         + 0.5 * (alpha_w - n_vars + 2 * ell + 1) * math.log(t))
-    for j in range(n_parents):
-        family[j] = parents[j]
-    family[n_parents] = child
-    if n_parents > 0:
-        s += 0.5 * (c + ell) * _log_det(r, family, n_parents, work)
-    s -= 0.5 * (c + ell + 1) * _log_det(r, family, n_parents + 1, work)
-    return s
-
-
-@njit(cache=True, nogil=True)
-def family_score(score_id, columns, arities, r, params, child, parents, n_parents, counts,
-                 levels, work, memo, alphas):
-    """The local score of ``child`` given ``parents[:n_parents]`` (see the module docstring).
-
-    ``counts``, ``levels``, ``work`` and ``memo`` are one thread's scratch
-    (:func:`scratch`), ``alphas`` is :func:`memo_alphas`; ``counts`` is zero
-    on entry and left zero on return.
+    ``digest`` (their sources' :func:`tandem.core.source_digest`) is in each
+    one's closure, which keys Numba's disk cache, so that a change there
+    compiles them again.  They call one another by their module names.
     """
-    if score_id == 3:
-        return _bge(r, params, child, parents, n_parents, levels[0], work)
-    return _discrete(score_id, columns, arities, params, child, parents, n_parents, counts,
-                     levels, memo, alphas)
+
+    @njit(cache=True)
+    def make_ratio_table(alphas, counts):
+        """``table[i, n] = lgamma64(n + alphas[i]) - lgamma64(alphas[i])`` for ``n < counts``."""
+        table = np.empty((alphas.shape[0], counts + (digest & 0)))
+        for i in range(alphas.shape[0]):
+            base = lgamma64(alphas[i])
+            for n in range(counts):
+                table[i, n] = lgamma64(n + alphas[i]) - base
+        return table
+
+    @njit(cache=True)
+    def make_log_table(counts):
+        """``logs[n] = log64(n)`` for ``1 <= n < counts`` (``logs[0] = 0``, unused)."""
+        logs = np.zeros(max(counts, 1) + (digest & 0))
+        for n in range(1, counts):
+            logs[n] = log64(np.float64(n))
+        return logs
+
+    @njit(cache=True, nogil=True)
+    def observed_term(score_id, counts, base, r, a_j, a_jk, row_j, row_jk, ratios, logs):
+        """:func:`tandem.bn.terms.config_term` of the configuration at ``base`` if it is
+        observed, else 0; zeroes its cells."""
+        n_j = digest & 0
+        for x in range(r):
+            n_j += counts[base + x]
+        if n_j == 0:
+            return 0.0
+        t = terms.config_term(score_id, counts, base, r, n_j, a_j, a_jk, row_j, row_jk, ratios,
+                              logs)
+        for x in range(r):
+            counts[base + x] = 0
+        return t
+
+    @njit(cache=True, nogil=True)
+    def counts_score(score_id, arities, params, child, q, config, counts, order, alphas, ratios,
+                     logs):
+        """The discrete score of ``child`` from its counts: ``counts[c * r + x]`` rows with
+        parent configuration ``c`` (of ``q``; ``config`` per row) and child state ``x``.
+
+        Sums :func:`tandem.bn.terms.config_term` over the observed configurations
+        in ascending order (the contract, :mod:`tandem.bn.terms`). Leaves
+        ``counts`` zero; ``order`` is scratch of ``config``'s length, and
+        ``(alphas, ratios, logs)`` are :meth:`Scorer.tables`.
+        """
+        r = arities[child]
+        n_rows = config.shape[0] + (digest & 0)
+        a_j, a_jk = terms.dirichlet(score_id, params[0], q, r)
+        row_j = terms.alpha_row(alphas, a_j)
+        row_jk = terms.alpha_row(alphas, a_jk)
+        s = 0.0
+        if q * r <= n_rows:
+            for c in range(q):
+                s += _observed_term(score_id, counts, c * r, r, a_j, a_jk, row_j, row_jk,
+                                    ratios, logs)
+        else:
+            # Few rows for many cells: the observed configurations only, sorted (a
+            # configuration seen again reads as unobserved, its cells zeroed).
+            for t in range(n_rows):
+                order[t] = config[t]
+            order[:n_rows].sort()
+            for t in range(n_rows):
+                s += _observed_term(score_id, counts, order[t] * r, r, a_j, a_jk, row_j, row_jk,
+                                    ratios, logs)
+        if score_id == terms.BIC:
+            s -= terms.bic_penalty(params[1], q, r)
+        return s
+
+    @njit(cache=True, nogil=True)
+    def local_family_score(score_id, columns, arities, rmat, params, consts, child, parents,
+                           n_parents, counts, levels, work, alphas, ratios, logs):
+        """The local score of ``child`` given ``parents[:n_parents]`` (see the module
+        docstring).
+
+        ``counts``, ``levels`` and ``work`` are one thread's scratch
+        (:func:`scratch`), ``(alphas, ratios, logs)`` are :meth:`Scorer.tables`;
+        ``counts`` is zero on entry and left zero on return.
+        """
+        if score_id == terms.BGE + (digest & 0):
+            return terms.bge_score(consts, rmat, child, parents, n_parents, levels[0], work)
+        q, config = count_family(columns, arities, parents, n_parents, child, levels, counts)
+        return score_counts(score_id, arities, params, child, q, config, counts,
+                            levels[levels.shape[0] - 1], alphas, ratios, logs)
+
+    return make_ratio_table, make_log_table, observed_term, counts_score, local_family_score
+
+
+(ratio_table, log_table, _observed_term, score_counts, family_score) = _contract_kernels(
+    core.source_digest(__file__, terms.__file__))
 
 
 def _node(data, node, what):
@@ -458,13 +474,13 @@ def local_score(data, node, parents=(), score="bdeu", **settings):
         counts, levels, work = np.zeros(0, np.int32), np.zeros((1, side), np.int32), np.zeros(
             (side, side))
     else:
-        # this family's cells only; no lgamma cache (a cached value equals a fresh one)
+        # this family's cells only; no count tables (a table's value equals a fresh one)
         q = math.prod(int(a) for a in arities[ps])
         _check_cells(q * int(arities[i]), len(ps))
         counts = np.zeros(q * int(arities[i]), dtype=np.int32)
-        levels, work = np.zeros((side, n_rows), np.int32), np.zeros((0, 0))
+        levels, work = np.zeros((side + 1, n_rows), np.int32), np.zeros((0, 0))
     return float(family_score(*s.args, np.int64(i), ps, np.int64(len(ps)), counts, levels,
-                              work, np.zeros((0, 0)), np.zeros(0)))
+                              work, np.zeros(0), np.zeros((0, 0)), np.zeros(1)))
 
 
 __all__ = [

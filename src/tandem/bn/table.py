@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import numbers
 import os
+import tempfile
 import time
 from dataclasses import dataclass
 
@@ -25,16 +26,9 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .. import _progress, parallel
-from . import combinations
-from .scores import (
-    Scorer,
-    config_level,
-    family_score,
-    memo_alphas,
-    score_counts,
-    scratch_sizes,
-)
+from .. import _progress, arrays, core, parallel
+from . import combinations, scores, terms
+from .scores import Scorer, config_level, family_score, score_counts, scratch_sizes, table_bytes
 
 #: Fraction of the machine's total memory (:func:`total_memory`) that a table,
 #: and order MCMC on it, may take by default. A fixed share of the total, not
@@ -56,6 +50,12 @@ UNTIMED_SECONDS = 1.0
 
 #: The timing sample grows until it takes this many seconds.
 CALIBRATION_SECONDS = 0.05
+
+#: The largest timing sample on a GPU (entries of one node).
+GPU_CALIBRATION_ENTRIES = 1 << 20
+
+#: The rough bound on a GPU entry's time is the CPU's times this.
+ROUGH_GPU_FACTOR = 1e-3
 
 #: The rough bound on one entry's time: a fixed cost, and a cost per row and level.
 ROUGH_SECONDS_PER_ENTRY = 1e-5
@@ -281,32 +281,57 @@ def default_memory_limit():
     return int(MEMORY_FRACTION * total_memory())
 
 
-def estimate_bytes(data, *, score="bdeu", max_parents=3, m=None, **settings):
-    """The bytes :func:`score_table` will hold at its peak: table, candidates, data copy, scratch.
+def estimate_bytes(data, *, score="bdeu", max_parents=3, m=None, device="cpu", out=None,
+                   **settings):
+    """The host bytes :func:`score_table` will hold at its peak: table (unless ``out`` is a
+    file), candidates, data copy, count tables and scratch (on the CPU) or pinned slices
+    (on a GPU).
 
     ``m`` is the number of candidate slots per node (default ``n_vars - 1``).
     """
     s = Scorer(data, score, settings)
     k = _check_k(max_parents)
-    return _estimate(s, data, k, data.n_vars - 1 if m is None else m, _blocks())
+    return _estimate(s, data, k, data.n_vars - 1 if m is None else m, _check_device(device),
+                     out is not None)
 
 
 def _blocks():
     return 4 * numba.get_num_threads()
 
 
-def _estimate(s, data, k, m, n_blocks):
+def _estimate(s, data, k, m, device="cpu", on_disk=False):
     sets = combinations.n_sets(m, k)
-    table = 8 * data.n_vars * sets
+    table = 0 if on_disk else 8 * data.n_vars * sets
     side = 4 * data.n_vars * m + data.values.nbytes
-    # Each running block allocates its scratch, each block keeps its lgamma cache.
+    if device == "cuda":  # two slices in pinned memory; the count tables
+        return (table + side + 2 * 8 * min(data.n_vars * sets, _cuda().SLICE_ENTRIES)
+                + table_bytes(s, min(k, m)))
+    # Each running block allocates its scratch; the count tables are shared.
     try:
-        cells, rows, length, width, memo_rows, memo_length = scratch_sizes(s, min(k, m))
+        cells, rows, length, width = scratch_sizes(s, min(k, m))
     except ValueError:  # families too large for int32 counts: beyond any memory anyway
         return table + side + numba.get_num_threads() * 4 * 2**31
     running = 4 * (cells + rows * length) + 8 * width * width + 16 * (k + 1)
-    memo = 8 * memo_rows * memo_length
-    return table + side + numba.get_num_threads() * running + n_blocks * memo
+    return table + side + numba.get_num_threads() * running + table_bytes(s, min(k, m))
+
+
+def _cuda():
+    from . import cuda_table
+
+    return cuda_table
+
+
+def _check_device(device):
+    device = arrays.check_device(device) or "cpu"
+    if device == "cuda":
+        try:
+            from numba import cuda
+        except ImportError:
+            raise ImportError("device='cuda' needs numba-cuda: pip install 'tandem-rng[cuda]'"
+                              ) from None
+        if not cuda.is_available():
+            raise RuntimeError("device='cuda': no CUDA GPU is available")
+    return device
 
 
 def _check_k(max_parents):
@@ -350,79 +375,85 @@ def _next_subset(positions, size, m):
     return size, j
 
 
-@parallel.guarded
-@njit(parallel=True, cache=True)
-def _fill(score_id, columns, arities, r, params, candidates, k, sets, start, stop, out,
-          n_cells, n_levels, n_length, side, memos, alphas):
-    """Entries ``start .. stop - 1`` of the flat table (node-major) into ``out[0 .. stop -
-    start - 1]``."""
-    m = candidates.shape[1]
-    total = stop - start
-    n_blocks = memos.shape[0]
-    for b in prange(n_blocks):
-        lo = start + total * b // n_blocks
-        hi = start + total * (b + 1) // n_blocks
-        if lo >= hi:
-            continue
-        counts = np.zeros(n_cells, dtype=np.int32)
-        # rows are written before they are read, except the last: no parents' configuration
-        levels = np.empty((n_levels, n_length), dtype=np.int32)
-        levels[n_levels - 1] = 0
-        work = np.zeros((side, side))
-        memo = memos[b]  # kept from chunk to chunk: block b runs on one thread at a time
-        positions = np.zeros(k + 1, dtype=np.int64)
-        parents = np.zeros(k + 1, dtype=np.int64)
-        node = lo // sets
-        size = combinations.unrank_into(lo - node * sets, m, k, positions)
-        changed = size  # levels 0 .. changed - 1 are stale (all of them here)
-        for item in range(lo, hi):
-            rank = item - node * sets
-            if rank == sets:  # the next node starts at the empty set
-                node += 1
-                size = 0
+def _fill_kernel(digest):
+    """The parallel fill; ``digest`` keys its disk cache (see :mod:`tandem.bn.scores`)."""
+
+    @parallel.guarded
+    @njit(parallel=True, cache=True)
+    def fill(score_id, columns, arities, rmat, params, consts, candidates, k, sets, start, stop,
+             out, n_blocks, n_cells, n_levels, n_length, side, alphas, ratios, logs):
+        """Entries ``start .. stop - 1`` of the flat table (node-major) into ``out[0 .. stop -
+        start - 1]``, in ``n_blocks`` blocks of consecutive entries."""
+        m = candidates.shape[1]
+        total = stop - start + (digest & 0)
+        for b in prange(n_blocks):
+            lo = start + total * b // n_blocks
+            hi = start + total * (b + 1) // n_blocks
+            if lo >= hi:
+                continue
+            counts = np.zeros(n_cells, dtype=np.int32)
+            # rows are written before they are read, but the next-to-last (the
+            # configuration of no parents) and the last (scratch for sorting)
+            levels = np.empty((n_levels, n_length), dtype=np.int32)
+            levels[max(n_levels - 2, 0)] = 0
+            order = levels[n_levels - 1]
+            work = np.zeros((side, side))
+            positions = np.zeros(k + 1, dtype=np.int64)
+            parents = np.zeros(k + 1, dtype=np.int64)
+            node = lo // sets
+            size = combinations.unrank_into(lo - node * sets, m, k, positions)
+            changed = size  # levels 0 .. changed - 1 are stale (all of them here)
+            for item in range(lo, hi):
+                rank = item - node * sets
+                if rank == sets:  # the next node starts at the empty set
+                    node += 1
+                    size = 0
+                    changed = 0
+                elif item > lo:
+                    size, j = _next_subset(positions, size, m)
+                    changed = max(changed, min(j + 1, size))
+                padded = False
+                q = 1
+                for j in range(size):
+                    p = candidates[node, positions[j]]
+                    if p < 0:
+                        padded = True
+                    else:
+                        parents[j] = p
+                        q *= arities[p]
+                if padded:
+                    out[item - start] = -np.inf
+                    changed = size
+                    continue
+                if score_id == terms.BGE:
+                    out[item - start] = family_score(score_id, columns, arities, rmat, params,
+                                                     consts, node, parents, size, counts,
+                                                     levels, work, alphas, ratios, logs)
+                    continue
+                # The parents past the first `changed` are those of the previous set:
+                # their rows of `levels` still hold, recompute only the others; the
+                # first row (always stale) is computed as the rows are counted.
+                for j in range(changed - 1, -1, -1):
+                    config_level(columns, arities, parents, j, size, levels)
                 changed = 0
-            elif item > lo:
-                size, j = _next_subset(positions, size, m)
-                changed = max(changed, min(j + 1, size))
-            padded = False
-            q = 1
-            for j in range(size):
-                p = candidates[node, positions[j]]
-                if p < 0:
-                    padded = True
-                else:
-                    parents[j] = p
-                    q *= arities[p]
-            if padded:
-                out[item - start] = -np.inf
-                changed = size
-                continue
-            if score_id == 3:
-                out[item - start] = family_score(score_id, columns, arities, r, params, node,
-                                                 parents, size, counts, levels, work, memo,
-                                                 alphas)
-                continue
-            # The parents past the first `changed` are those of the previous set:
-            # their rows of `levels` still hold, recompute only the others; the
-            # first row (always stale) is computed as the rows are counted.
-            for j in range(changed - 1, -1, -1):
-                config_level(columns, arities, parents, j, size, levels)
-            changed = 0
-            x = columns[node]
-            r_child = arities[node]
-            config = levels[0] if size > 0 else levels[n_levels - 1]
-            for t in range(x.shape[0]):
-                counts[config[t] * r_child + x[t]] += 1
-            out[item - start] = score_counts(score_id, arities, params, node, q, config,
-                                             counts, memo, alphas)
+                x = columns[node]
+                r_child = arities[node]
+                config = levels[0] if size > 0 else levels[n_levels - 2]
+                for t in range(x.shape[0]):
+                    counts[config[t] * r_child + x[t]] += 1
+                out[item - start] = score_counts(score_id, arities, params, node, q, config,
+                                                 counts, order, alphas, ratios, logs)
+
+    return fill
+
+
+_fill = _fill_kernel(core.source_digest(scores.__file__, terms.__file__))
 
 
 def _scratch_args(s, k, n_blocks):
-    """The scratch shapes that ``_fill`` allocates per block, each block's lgamma cache and
-    the parameters it caches."""
-    cells, rows, length, side, memo_rows, memo_length = scratch_sizes(s, k)
-    memos = np.full((n_blocks, memo_rows, memo_length), np.nan)
-    return cells, rows, length, side, memos, memo_alphas(s, k)
+    """``_fill``'s arguments after ``out``: the blocks, the scratch shapes each block
+    allocates and the score's count tables (shared by every block)."""
+    return (np.int64(n_blocks), *scratch_sizes(s, k), *s.tables(k))
 
 
 def pairwise_gains(data, *, score="bdeu", **settings):
@@ -511,7 +542,7 @@ def _candidates(candidates, data, s):
 
 
 def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_limit=None,
-                time_limit=None, progress=True, **settings):
+                time_limit=None, progress=True, device="cpu", out=None, **settings):
     """The local score of every node with every parent set of at most ``max_parents`` candidates.
 
     Parameters
@@ -540,21 +571,42 @@ def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_li
         and ``candidates`` values that fit.
     progress : bool or "always"
         A progress bar on stderr (when it is a terminal, unless "always").
+    device : {"cpu", "cuda"}
+        Where the scores are computed: Numba's parallel CPU kernels, or CUDA
+        kernels on the current GPU (:mod:`tandem.bn.cuda_table`, needs
+        numba-cuda). The table is the same bit for bit either way, and lands
+        in host memory (or ``out``) either way; on a GPU it streams through
+        the device in slices, so it need not fit there.
+    out : str or os.PathLike, optional
+        A ``.npy`` file to write the table to, through a memory map, instead
+        of holding it in memory (``ScoreTable.scores`` is then a read-only
+        memory map of the file). The file is written beside itself under a
+        temporary name and renamed when complete: an interrupted or failed
+        computation leaves no file.
     **settings
         The score's settings (``ess``; ``alpha_mu``, ``alpha_w``).
 
     Returns
     -------
     ScoreTable
+
+    Examples
+    --------
+    >>> import tandem
+    >>> from tandem import bn
+    >>> data = bn.load_network("asia").sample(200, tandem.Philox(1))
+    >>> table = bn.score_table(data, max_parents=2, progress=False)
+    >>> table.scores.shape
+    (8, 29)
     """
     _progress._enabled(progress)
     return plan_table(data, score=score, max_parents=max_parents, candidates=candidates,
-                      memory_limit=memory_limit, time_limit=time_limit,
+                      memory_limit=memory_limit, time_limit=time_limit, device=device, out=out,
                       **settings).compute(progress)
 
 
 def plan_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_limit=None,
-               time_limit=None, extra_bytes=None, **settings):
+               time_limit=None, extra_bytes=None, device="cpu", out=None, **settings):
     """Check a score table against its memory and time budgets, before computing it.
 
     Takes the arguments of :func:`score_table` (but ``progress``), and
@@ -563,11 +615,12 @@ def plan_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_lim
     :func:`tandem.bn.mcmc.estimate_bytes`), counted against ``memory_limit``
     with it. Resolves
     the candidates (``candidates=K`` computes the pairwise gains), estimates
-    the peak memory (:func:`estimate_bytes`) and the time: on a table that
-    might take a second or more, the fill kernel is timed on a sample of the
-    largest parent sets of a few nodes, and the time per entry is scaled to
-    the whole table. Raises :class:`ScoreTableMemoryError` or
-    :class:`ScoreTableTimeError` past ``memory_limit`` or ``time_limit``.
+    the peak host memory (:func:`estimate_bytes`), the device memory on a GPU
+    (``plan.device_bytes``) and the time: on a table that might take a second
+    or more, the fill kernel is timed on a sample of the largest parent sets
+    of a few nodes, and the time per entry is scaled to the whole table.
+    Raises :class:`ScoreTableMemoryError` or :class:`ScoreTableTimeError`
+    past ``memory_limit`` or ``time_limit``.
 
     Returns
     -------
@@ -576,25 +629,42 @@ def plan_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_lim
     """
     s = Scorer(data, score, settings)
     k = _check_k(max_parents)
+    device = _check_device(device)
+    path = _check_out(out)
     memory = _check_limit(memory_limit, "memory_limit", "a number of bytes")
     memory = default_memory_limit() if memory is None else memory
     seconds = _check_limit(time_limit, "time_limit", "a number of seconds")
-    n_blocks = _blocks()
     # Check the size before computing pairwise gains, then again for the final m.
     n = data.n_vars
     if not isinstance(candidates, numbers.Integral) or isinstance(candidates, bool):
         m_guess = n - 1 if candidates is None else None
     else:
         m_guess = min(int(candidates), n - 1) if candidates >= 0 else None
+    where = (device, path is not None)
     if m_guess is not None:
-        _check_memory(s, data, k, m_guess, n_blocks, memory, extra_bytes)
+        _check_memory(s, data, k, m_guess, where, memory, extra_bytes)
     cand, excluded = _candidates(candidates, data, s)
     m = cand.shape[1]
-    need = _check_memory(s, data, k, m, n_blocks, memory, extra_bytes)
-    plan = TablePlan(data, s, k, cand, excluded, n_blocks, need)
+    need = _check_memory(s, data, k, m, where, memory, extra_bytes)
+    plan = TablePlan(data, s, k, cand, excluded, need, device, path)
     if seconds is not None and plan.seconds > seconds:
         raise ScoreTableTimeError(budget=_time_budget(plan, seconds))
     return plan
+
+
+def _check_out(out):
+    """``out`` as an absolute path whose folder exists, or None."""
+    if out is None:
+        return None
+    try:
+        path = os.path.abspath(os.fspath(out))
+    except TypeError:
+        raise TypeError(f"out must be a path to a .npy file, got {type(out).__name__}") from None
+    if not os.path.isdir(os.path.dirname(path)):
+        raise ValueError(f"out: the folder of {path!r} does not exist")
+    if os.path.isdir(path):
+        raise ValueError(f"out: {path!r} is a folder, not a file")
+    return path
 
 
 class TablePlan:
@@ -605,8 +675,12 @@ class TablePlan:
     max_parents : int
     n_nodes, m, n_sets : int
         Nodes, candidate slots per node, parent sets per node.
+    device : {"cpu", "cuda"}
     bytes : int
-        The estimated peak memory.
+        The estimated peak host memory.
+    device_bytes : int
+        The device memory it takes on a GPU (0 on the CPU): the data's bitsets
+        and tables, and two slices of the table.
     seconds : float
         The estimated time: measured (``measured``) or, for a small table, a
         generous bound below a second.
@@ -615,26 +689,38 @@ class TablePlan:
         Wall seconds per (node, set) entry, from which ``seconds`` comes.
     """
 
-    def __init__(self, data, s, k, cand, excluded, n_blocks, need):
+    def __init__(self, data, s, k, cand, excluded, need, device="cpu", path=None):
         self._data, self._s, self._cand, self._excluded = data, s, cand, excluded
-        self._n_blocks = n_blocks
-        self._scratch = _scratch_args(s, min(k, cand.shape[1]), n_blocks)
+        self._path = path
         self.max_parents, self.n_nodes, self.m = k, data.n_vars, cand.shape[1]
         self.n_sets = int(combinations.n_sets(self.m, k))
+        self.device = device
         self.bytes = need
-        rough = _rough_seconds_per_entry(s, k)
+        self.device_bytes = 0
+        if device == "cuda":
+            cuda_table = _cuda()
+            self._device_fill = cuda_table.TableFill(s, cand, k, self.n_sets)
+            free, _ = cuda_table.cuda.current_context().get_memory_info()
+            self.device_bytes = cuda_table.device_bytes(self._device_fill.total,
+                                                        self._device_fill.input_bytes, free)
+            rough = ROUGH_GPU_FACTOR * _rough_seconds_per_entry(s, k)
+        else:
+            self._scratch = _scratch_args(s, min(k, cand.shape[1]), _blocks())
+            rough = _rough_seconds_per_entry(s, k)
         self.measured = self.n_nodes * self.n_sets * rough >= UNTIMED_SECONDS
         self.seconds_per_entry = self._time_entries() if self.measured else rough
         self.seconds = self.seconds_per_entry * self.n_nodes * self.n_sets
 
     def _time_entries(self):
-        """Wall seconds per entry of :func:`_fill`, on the last (largest) sets of up to three
+        """Wall seconds per entry of the fill, on the last (largest) sets of up to three
         of the nodes with the most candidates; the sample grows until it takes
-        ``CALIBRATION_SECONDS``."""
+        ``CALIBRATION_SECONDS``.  On a GPU the sample is larger (a GPU is filled only
+        by many entries at once) and each entry counts its copy to the host."""
         counts = (self._cand >= 0).sum(axis=1)
         full = np.flatnonzero(counts == counts.max())
         nodes = sorted({int(full[0]), int(full[len(full) // 2]), int(full[-1])})
-        out = np.empty(min(self.n_sets, MIN_CHUNK))
+        largest = GPU_CALIBRATION_ENTRIES if self.device == "cuda" else MIN_CHUNK
+        out = np.empty(min(self.n_sets, largest))
 
         def run(size):
             t0 = time.perf_counter()
@@ -652,6 +738,12 @@ class TablePlan:
             size = min(4 * size, out.size)
 
     def _fill(self, start, stop, out):
+        """Entries ``start .. stop - 1`` into the host array ``out[:stop - start]``."""
+        if self.device == "cuda":
+            device_out = _cuda().cuda.device_array(stop - start)
+            self._device_fill.launch(start, stop, device_out)
+            device_out.copy_to_host(out[:stop - start])
+            return
         _fill(*self._s.args, self._cand, np.int64(self.max_parents), np.int64(self.n_sets),
               np.int64(start), np.int64(stop), out, *self._scratch)
 
@@ -664,21 +756,64 @@ class TablePlan:
         """The :class:`ScoreTable`; ``progress`` as for :func:`score_table`."""
         _progress._enabled(progress)
         s, k, sets = self._s, self.max_parents, self.n_sets
-        flat = np.empty(self.n_nodes * sets, dtype=np.float64)
-        total = flat.size
-        chunk = self._chunk(total)
-        with _progress.bar(total, f"score table ({s.score}, k={k})", progress) as bar:
-            for start in range(0, total, chunk):
-                stop = min(start + chunk, total)
-                self._fill(start, stop, flat[start:stop])
-                bar.update(stop - start)
-        scores = flat.reshape(self.n_nodes, sets)
-        scores.flags.writeable = False
+        total = self.n_nodes * sets
+        with _Destination(self._path, (self.n_nodes, sets)) as dest, _progress.bar(
+                total, f"score table ({s.score}, k={k}{', cuda' if self.device == 'cuda' else ''})",
+                progress) as bar:
+            flat = dest.flat
+            if self.device == "cuda":
+                _cuda().compute(self._device_fill, flat, bar)
+            else:
+                chunk = self._chunk(total)
+                for start in range(0, total, chunk):
+                    stop = min(start + chunk, total)
+                    self._fill(start, stop, flat[start:stop])
+                    bar.update(stop - start)
+        scores = dest.result
         cand = self._cand
         cand.flags.writeable = False
         data = self._data
         return ScoreTable(scores, cand, k, data.names, s.score, dict(s.settings),
                           self._excluded, data.n_rows, _fingerprint(data, s, k, cand))
+
+
+class _Destination:
+    """Where a table is written: a new array, or a ``.npy`` file written under a
+    temporary name and renamed into place once complete (removed on failure)."""
+
+    def __init__(self, path, shape):
+        self._path, self._shape = path, shape
+        self._tmp = None
+        self.result = None
+
+    def __enter__(self):
+        if self._path is None:
+            self._array = np.empty(self._shape, dtype=np.float64)
+        else:
+            folder, name = os.path.split(self._path)
+            fd, self._tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+            os.close(fd)
+            self._array = np.lib.format.open_memmap(self._tmp, mode="w+", dtype=np.float64,
+                                                    shape=self._shape)
+        self.flat = self._array.reshape(-1)
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if self._path is None:
+            if kind is None:
+                self._array.flags.writeable = False
+                self.result = self._array
+            return False
+        array, self._array, self.flat = self._array, None, None
+        if kind is None:
+            array.flush()
+        del array
+        if kind is not None:
+            os.unlink(self._tmp)
+            return False
+        os.replace(self._tmp, self._path)
+        self.result = np.load(self._path, mmap_mode="r")
+        return False
 
 
 def estimate_seconds(data, *, score="bdeu", max_parents=3, candidates=None, **settings):
@@ -704,13 +839,13 @@ def _check_limit(limit, name, what):
     return limit
 
 
-def _check_memory(s, data, k, m, n_blocks, limit, extra_bytes=None):
-    """The bytes the table (and ``extra_bytes``) need; :class:`ScoreTableMemoryError` past
-    ``limit``."""
+def _check_memory(s, data, k, m, where, limit, extra_bytes=None):
+    """The bytes the table (and ``extra_bytes``) need, ``where = (device, on_disk)``;
+    :class:`ScoreTableMemoryError` past ``limit``."""
 
     def cost(j, c):
-        return _estimate(s, data, j, c, n_blocks) + (0 if extra_bytes is None
-                                                     else extra_bytes(j, c))
+        return _estimate(s, data, j, c, *where) + (0 if extra_bytes is None
+                                                   else extra_bytes(j, c))
 
     need = cost(k, m)
     if need <= limit:

@@ -1,0 +1,135 @@
+"""tandem.bn on a GPU against the CPU, in one run: score tables (and, with --mcmc, order MCMC).
+
+    python benchmarks/bn_gpu.py [--networks DIR] [--rows 1000 10000] [--k 3 4]
+                                [--cpu-entries 4000000] [--only alarm,hepar2]
+
+For each network, k and number of rows (BDeu, ess 1, every parent set of at
+most k of the other nodes; data sampled from the network with
+``Philox(2024).sub(name)``):
+
+* the GPU computes the whole table into host memory (``score_table(...,
+  device="cuda")``; the kernels compiled beforehand on a small table), timed
+  from the start to the last entry on the host; then, apart, the kernels
+  alone over the whole table into one device slice (no copies);
+* the CPU (Numba's parallel kernels, every core of this machine) computes the
+  last ``--cpu-entries`` entries of the same table (the largest parent sets:
+  the slowest entries), which are checked equal to the GPU's bit for bit.
+
+``andes139`` is andes's first 139 nodes (the size the thesis planned a grid
+of machines for: 2.07e9 scores at k = 4).  The networks not shipped with
+tandem are read from ``--networks`` (default ``../shared/data/networks``).
+"""
+
+import argparse
+import os
+import platform
+import time
+
+import numba
+import numpy as np
+
+import tandem
+from tandem import bn
+from tandem.bn import table as table_module
+
+NETWORKS = ("alarm", "hepar2", "win95pts", "pathfinder", "andes139")
+
+
+def dataset(name, rows, folder):
+    base = "andes" if name == "andes139" else name
+    if base in bn.NETWORKS:
+        network = bn.load_network(base)
+    else:
+        network = bn.read_bif(os.path.join(folder, f"{base}.bif.gz"))
+    data = network.sample(rows, tandem.Philox(2024).sub(base))
+    if name == "andes139":
+        data = bn.Dataset.from_codes(data.values[:, :139], data.arities[:139], data.names[:139])
+    return data
+
+
+def gpu_name():
+    from numba import cuda
+
+    if not hasattr(cuda, "get_current_device"):
+        return "the CUDA simulator"
+    name = cuda.get_current_device().name
+    return name.decode() if isinstance(name, bytes) else name
+
+
+def kernels_alone(plan):
+    """Seconds of the kernels over the whole table into one device slice, no copies."""
+    from numba import cuda
+
+    from tandem.bn import cuda_table
+
+    fill = plan._device_fill
+    size = cuda_table.slice_entries(fill.total)
+    out = cuda.device_array(size)
+    cuda.synchronize()
+    t0 = time.perf_counter()
+    for start in range(0, fill.total, size):
+        fill.launch(start, min(start + size, fill.total), out)
+    cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+def table_row(name, k, rows, folder, cpu_entries):
+    data = dataset(name, rows, folder)
+    inf = float("inf")
+    # compile the kernels of this k and largest arity first, on a table of k candidates
+    small = bn.Dataset.from_codes(data.values[:64], data.arities, data.names)
+    bn.score_table(small, max_parents=k, candidates=k, progress=False, device="cuda")
+    t0 = time.perf_counter()
+    plan = table_module.plan_table(data, max_parents=k, memory_limit=inf, device="cuda")
+    t_plan = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    table = plan.compute(progress=False)
+    t_gpu = time.perf_counter() - t0
+    t_kernels = kernels_alone(plan)
+    total = table.scores.size
+    cpu_plan = table_module.plan_table(data, max_parents=k, memory_limit=inf)
+    n = min(total, cpu_entries)
+    out = np.empty(n)
+    cpu_plan._fill(total - min(n, 1024), total, out)  # compiled already by the plan
+    t0 = time.perf_counter()
+    cpu_plan._fill(total - n, total, out)
+    t_cpu = time.perf_counter() - t0
+    equal = bool(np.array_equal(out, table.scores.reshape(-1)[total - n:]))
+    del table
+    return {"network": name, "nodes": data.n_vars, "k": k, "rows": rows, "scores": total,
+            "plan": t_plan, "gpu": t_gpu, "kernels": t_kernels, "gpu_rate": total / t_gpu,
+            "kernel_rate": total / t_kernels, "cpu_entries": n, "cpu_rate": n / t_cpu,
+            "equal": equal}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--networks", default=os.path.join(os.path.dirname(__file__), "..", "..",
+                                                           "shared", "data", "networks"))
+    parser.add_argument("--rows", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--k", type=int, nargs="+", default=[3, 4])
+    parser.add_argument("--cpu-entries", type=int, default=4_000_000)
+    parser.add_argument("--only", default=",".join(NETWORKS))
+    args = parser.parse_args()
+    print(f"{time.strftime('%Y-%m-%d')}; GPU {gpu_name()}; CPU {platform.processor() or '?'} "
+          f"({os.cpu_count()} cores, {numba.get_num_threads()} Numba threads, layer "
+          f"{numba.config.THREADING_LAYER}); tandem {tandem.__version__}, numba {numba.__version__}")
+    print("BDeu ess 1; GPU: the whole table into host memory; CPU: its last entries (largest "
+          "sets), checked equal to the GPU's")
+    print()
+    header = ("| network | nodes | k | rows | scores | GPU s (to host) | GPU scores/s | "
+              "kernels alone s | CPU entries timed | CPU scores/s | GPU / CPU | equal |")
+    print(header)
+    print("| " + " | ".join(["---"] * (header.count("|") - 1)) + " |")
+    for name in args.only.split(","):
+        for k in args.k:
+            for rows in args.rows:
+                r = table_row(name, k, rows, args.networks, args.cpu_entries)
+                print(f"| {r['network']} | {r['nodes']} | {r['k']} | {r['rows']:,} | "
+                      f"{r['scores']:.3g} | {r['gpu']:.2f} | {r['gpu_rate']:.3g} | "
+                      f"{r['kernels']:.2f} | {r['cpu_entries']:.3g} | {r['cpu_rate']:.3g} | "
+                      f"{r['gpu_rate'] / r['cpu_rate']:.0f}x | {r['equal']} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
