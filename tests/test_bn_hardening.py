@@ -123,7 +123,7 @@ CRAFTED = [
     ("batch_counts", lambda f: f["batch_counts"][:, :4], r"shape \(2, 512, 6, "),
     ("done", lambda f: np.int64(-1), "non-negative"),
     ("done", lambda f: np.float64(100), "single int"),
-    ("version", lambda f: np.int64(99), "must be 3"),
+    ("version", lambda f: np.int64(99), "must be 4"),
     ("version", lambda f: np.str_("1"), "single int"),
     ("fingerprint", lambda f: np.str_("0" * 16), "another score table"),
     ("fingerprint", lambda f: np.arange(3), "single str"),

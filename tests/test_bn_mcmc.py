@@ -314,28 +314,46 @@ def five_allowed(table):
     return allowed
 
 
-def test_block_sums_agree_bit_for_bit():
-    # the node score's plain loops and the sampler's generic block walk add the
-    # same terms in the same order; and both equal the sum over allowed subsets
-    from tandem.bn import mcmc
+def exact_terms(weights, factor):
+    """rint(w factor) of each weight, as Python ints (the order sums' terms)."""
+    return [int(np.rint(w * factor)) for w in weights]
+
+
+def test_block_walks_sum_exactly():
+    # the walks' limbs hold the exact integer sum of rint(w 2**E) over the allowed
+    # subsets, and the largest allowed weight; the shares per position are those
+    # of the sets holding it
+    from tandem.bn import mcmc, order_sums
 
     rng = np.random.default_rng(4)
     for m, k in [(9, 4), (12, 3), (6, 2), (5, 1), (7, 0)]:
         width = combinations.n_sets(m, k)
-        row = rng.random(width)
+        row = rng.random(width) * 0.5 ** rng.integers(0, 60, width)
         offsets, binom = combinations.offsets(m, k), combinations.binomial_table(m, k)
         _, subsets = combinations.subset_table(m, k)
         idx = np.empty(max(k, 1), dtype=np.int64)
         for _ in range(20):
             flags = (rng.random(m) < 0.6).astype(np.float64)
             members = np.flatnonzero(flags).astype(np.int64)
-            fast = mcmc._block_sum(row, offsets, binom, flags, members, members.size, k, idx)
-            walk = mcmc._blocks(0, row, offsets, binom, flags, members, members.size, k, idx,
-                                0.0, flags, subsets)
-            assert fast == walk
             inside = [r for r in range(width)
                       if all(flags[p] for p in subsets[r] if p >= 0)]
-            assert fast == pytest.approx(row[inside].sum(), rel=1e-13)
+            e = int(np.floor(np.log2(row[inside].max())))
+            factor = order_sums.scale(e)
+            state, best = np.zeros(5, dtype=np.int64), np.zeros(1)
+            shares = np.zeros((2, m), dtype=np.int64)
+            mcmc._blocks(mcmc._SUM, row, offsets, binom, flags, members, members.size, k, idx,
+                         factor, state, best, shares)
+            terms = exact_terms(row[inside], factor)
+            assert int(state[0]) * 2**order_sums.LIMB + int(state[1]) == sum(terms)
+            assert state[2] == order_sums.weight_bits(row[inside].max())
+            assert max(terms) >= 2**51 and max(terms) <= 2**52
+            state[:] = 0
+            mcmc._blocks(mcmc._SHARES, row, offsets, binom, flags, members, members.size, k,
+                         idx, factor, state, best, shares)
+            assert int(state[0]) * 2**order_sums.LIMB + int(state[1]) == sum(terms)
+            for p in range(m):
+                holding = sum(t for r, t in zip(inside, terms) if p in subsets[r])
+                assert int(shares[0, p]) * 2**order_sums.LIMB + int(shares[1, p]) == holding
 
 
 def run_sample_dags(kt, pos, uniforms, m, width):
@@ -345,10 +363,9 @@ def run_sample_dags(kt, pos, uniforms, m, width):
     edges = np.zeros((n, n))
     counts = np.zeros((n, n), dtype=np.int64)
     batch = np.zeros((n, m), dtype=np.int64)
-    flags, members, idx, scaled = mcmc._node_score_scratch(kt)
-    assert scaled.shape == (width,)
-    mcmc._sample_dags(uniforms, 1, pos, kt, flags, members, idx, scaled, np.empty(m),
-                      counts, edges, batch)
+    scratch = mcmc._node_score_scratch(kt)
+    assert scratch[3].shape == (width,)
+    mcmc._sample_dags(uniforms, 1, pos, kt, scratch, counts, edges, batch)
     np.testing.assert_array_equal(mcmc._scattered(batch, kt.candidates), counts)
     return edges, counts
 
@@ -359,11 +376,11 @@ def test_kernels_exact_for_every_order():
     from tandem.bn import mcmc
 
     table = synthetic_table(5, 3, 13)
+    from tandem.bn import order_sums
+
     _, orders, log_w, given = brute_force(table)
     kt = mcmc._Prepared(table).kernel
     m, width = table.candidates.shape[1], table.scores.shape[1]
-    rows = list(table_rows(table))
-    top = [max(s for (u, _, s) in rows if u == v) for v in range(5)]
     for order, expected, expected_given in zip(orders, log_w, given):
         node_scores = np.empty(5)
         pos = mcmc._order_node_scores(np.array(order), kt, node_scores)
@@ -372,13 +389,21 @@ def test_kernels_exact_for_every_order():
             edges, counts = run_sample_dags(kt, pos, np.full(5, u), m, width)
             np.testing.assert_allclose(edges, expected_given, rtol=0, atol=1e-12)
             for v in range(5):
-                allowed = [(pa, math.exp(s - top[v])) for (w, pa, s) in rows
-                           if w == v and all(pos[p] < pos[v] for p in pa)]
-                target = u * sum(x for _, x in allowed)
-                running = 0.0
-                for pa, x in allowed:
-                    running += x
-                    if target < running:
+                # the contract's rule, in exact integers: the first allowed set (rank
+                # order) whose running sum of rint(w 2**E) passes floor(u T)
+                allowed = []
+                for r in range(width):
+                    pa = [int(kt.candidates[v, p]) for p in combinations.unrank(r, m, 3)]
+                    if all(p >= 0 and pos[p] < pos[v] for p in pa):
+                        allowed.append((pa, kt.weights[v, r]))
+                e = int(np.floor(np.log2(max(x for _, x in allowed))))
+                terms = exact_terms([x for _, x in allowed], order_sums.scale(e))
+                total = float(sum(terms))
+                target = math.floor(u * total)
+                running = 0
+                for (pa, _), t in zip(allowed, terms):
+                    running += t
+                    if running > target:
                         break
                 assert sorted(np.flatnonzero(counts[:, v])) == sorted(pa)
 

@@ -59,10 +59,11 @@ from .. import _progress, core, parallel
 from ..core.fmath import exp64, log64
 from ..distributions import random_at
 from ..stream import Stream
-from . import combinations, diagnostics, search
+from . import combinations, diagnostics, order_sums, search
 from .table import candidate_matrix, default_memory_limit
 
 core.register()
+order_sums.register()
 
 __all__ = ["order_mcmc", "OrderMCMCResult", "MOVES", "DEFAULT_MOVES", "BATCHES", "SE_MERGE",
            "SWAP_EVERY", "geometric_temperatures", "estimate_bytes"]
@@ -92,25 +93,31 @@ PURPOSE_SWAPS = "tandem.bn.order_mcmc.swaps"
 #: The default number of iterations between two rounds of replica swaps.
 SWAP_EVERY = 10
 
-_CHECKPOINT_VERSION = 3
+_CHECKPOINT_VERSION = 4
 
 
 # -- the kernels ------------------------------------------------------------
 #
-# A node's allowed parent sets are summed in the order of their ranks, in
+# A node's allowed parent sets are walked in the order of their ranks, in
 # blocks: for a size s >= 2, fixing the upper s - 1 positions c_1 < ... of a
 # set leaves its lowest position a < c_1 free, and those sets have the
-# consecutive ranks base + a. A block is then a dot product of a row of
-# weights exp(score - top) with the 0/1 vector of allowed positions: no exp,
-# no branch, contiguous loads. Blocks whose upper positions are not all
-# allowed are never visited. Where every allowed set lies more than about
-# 667 nats below the node's top score (the weights' sum under 1e-290), the
-# node takes the same walk twice over its scores: for the best allowed one,
-# then for the sum in that scale, in a row of scratch (no table-sized array
-# beside the weights).
+# consecutive ranks base + a. A block is then a pass over a row of weights
+# exp(score - top) with the 0/1 vector of allowed positions: no exp, no
+# branch, contiguous loads. Blocks whose upper positions are not all allowed
+# are never visited. The sums are exact (tandem.bn.order_sums): the terms
+# rint(w 2**E) in two int64 limbs, the scale 2**E set by the largest allowed
+# weight, which the same pass finds; a pass whose guessed scale proves wrong
+# is made again at the right one. Where every allowed set lies more than
+# about 624 nats below the node's top score, the node takes the walk over
+# its scores, for the best allowed one, then sums in that scale, in a row of
+# scratch (no table-sized array beside the weights).
 
-_TINY = 1e-290
 _ULP = 2.0**-53
+_LIMB = order_sums.LIMB
+_MASK = order_sums.LIMB_MASK
+
+# the walks of _blocks
+_SUM, _FIND, _SHARES, _MAX = 0, 1, 2, 3
 
 
 @numba.njit(cache=True)
@@ -131,26 +138,6 @@ def _allowed(v, pos, candidates, flags, members):
 
 
 @numba.njit(cache=True)
-def _dot(row, start, flags, length):
-    """sum_{a < length} row[start + a] * flags[a], in four fixed interleaved sums."""
-    s0 = 0.0
-    s1 = 0.0
-    s2 = 0.0
-    s3 = 0.0
-    a = 0
-    while a + 4 <= length:
-        s0 += row[start + a] * flags[a]
-        s1 += row[start + a + 1] * flags[a + 1]
-        s2 += row[start + a + 2] * flags[a + 2]
-        s3 += row[start + a + 3] * flags[a + 3]
-        a += 4
-    while a < length:
-        s0 += row[start + a] * flags[a]
-        a += 1
-    return (s0 + s1) + (s2 + s3)
-
-
-@numba.njit(cache=True)
 def _next_upper(idx, u, count):
     """Colex successor of the ``u`` indices ``idx`` into range(count); False after the last."""
     j = 0
@@ -164,65 +151,110 @@ def _next_upper(idx, u, count):
     return True
 
 
+#: A block's terms (each below 2**52) are summed in one int64: blocks hold fewer than
+#: this many (the candidate slots), and the sums of fewer than MAX_TERMS are exact.
+MAX_SLOTS = 2048
+
+
 @numba.njit(cache=True)
-def _visit(mode, row, base, length, flags, uppers, n_upper, target, total, acc):
-    """One block of :func:`_blocks`: returns (running total, rank found or -1)."""
+def _block_terms(row, base, flags, length, factor):
+    """The limbs of one block's terms over all its lowest positions, flagged, and the
+    bits of its largest allowed weight (the walk that :func:`_block_sum` shortens)."""
+    run = np.int64(0)
+    largest = np.int64(0)
+    for a in range(length):
+        w = row[base + a] * flags[a]
+        largest = max(largest, order_sums.weight_bits(w))
+        run += order_sums.term(w, factor)
+    return run >> _LIMB, run & _MASK, largest
+
+
+@numba.njit(cache=True)
+def _visit(mode, row, base, length, flags, uppers, n_upper, factor, state, best, acc):
+    """One block of :func:`_blocks`; returns True when the walk is over (``_FIND``)."""
     if length <= 0:
-        return total, -1
-    if mode == 3:  # the largest entry
+        return False
+    if mode == _MAX:
         for a in range(length):
-            if flags[a] != 0.0 and row[base + a] > total:
-                total = row[base + a]
-        return total, -1
-    if mode == 2:  # one pass: the block's sum and each lowest position's share
-        block = 0.0
+            if flags[a] != 0.0 and row[base + a] > best[0]:
+                best[0] = row[base + a]
+        return False
+    if mode == _SUM:
+        hi, lo, largest = _block_terms(row, base, flags, length, factor)
+        state[0] += hi
+        state[1] += lo
+        state[2] = max(state[2], largest)
+        return False
+    if mode == _SHARES:  # the block's sum, and the share of each lowest position and upper
+        run = np.int64(0)
         for a in range(length):
-            w = row[base + a] * flags[a]
-            block += w
-            acc[a] += w
+            t = order_sums.term(row[base + a] * flags[a], factor)
+            run += t
+            acc[0, a] += t >> _LIMB
+            acc[1, a] += t & _MASK
         for j in range(n_upper):
-            acc[uppers[j]] += block
-        return total + block, -1
-    if mode == 1:  # set by set, stopping where the running sum passes target
-        for a in range(length):
-            w = row[base + a] * flags[a]
-            total += w
-            if target < total and w > 0.0:
-                return total, base + a
-        return total, -1
-    return total + _dot(row, base, flags, length), -1
+            acc[0, uppers[j]] += run >> _LIMB
+            acc[1, uppers[j]] += run & _MASK
+        state[0] += run >> _LIMB
+        state[1] += run & _MASK
+        return False
+    # _FIND: set by set, the first whose running sum passes the target state[3], state[4]
+    for a in range(length):
+        t = order_sums.term(row[base + a] * flags[a], factor)
+        if t > 0:
+            state[0] += t >> _LIMB
+            state[1] += t & _MASK
+            if state[1] > _MASK:  # kept normalised: one carry at most
+                state[0] += 1
+                state[1] -= _MASK + 1
+            if state[0] > state[3] or (state[0] == state[3] and state[1] > state[4]):
+                state[2] = base + a
+                return True
+    return False
 
 
 @numba.njit(cache=True)
-def _blocks(mode, row, offsets, binom, flags, members, count, k, idx, target, acc, subsets):
+def _blocks(mode, row, offsets, binom, flags, members, count, k, idx, factor, state, best,
+            acc):
     """Walk the allowed sets of one node by blocks (see above), in rank order.
 
-    mode 0: return the sum of their weights (as :func:`_block_sum`). mode 3:
-    return the largest of their entries (``row`` holding scores). mode 1:
-    return the rank of the set where the running sum (set by set) first
-    exceeds ``target``. mode 2: return the sum (block by block, each block
-    set by set) and add to ``acc[p]`` the weights of the allowed sets holding
-    position p. The three sums add the same terms in different groupings, so
-    they may differ in the last bits; a target past the end of mode 1's sum
-    takes the last allowed set of positive weight.
+    ``_SUM``: the limbs of the terms ``rint(row[r] factor)`` into ``state[0:2]``
+    and the bits of the largest allowed entry into ``state[2]`` (as
+    :func:`_block_sum`, which walks the allowed lowest positions alone).
+    ``_SHARES``: the limbs into ``state[0:2]``, and into ``acc[:, p]`` those of
+    the sets holding position ``p``. ``_FIND``: the rank of the first set at
+    which the running sum passes the target ``state[3] 2**LIMB + state[4]``
+    into ``state[2]`` (-1 if none does). ``_MAX``: the largest allowed entry
+    into ``best[0]`` (``row`` holding scores). Rank 0, the empty set, is always
+    allowed.
     """
     m = flags.shape[0]
     uppers = np.empty(max(k, 1), dtype=np.int64)
-    total = row[0]
-    if mode == 1 and target < total:
-        return 0
-    found = -1
-    if k >= 1:
-        total, found = _visit(mode, row, offsets[1], m, flags, uppers, 0, target, total, acc)
-    if k >= 2 and found < 0:
+    if mode == _MAX:
+        best[0] = row[0]
+    else:
+        t = order_sums.term(row[0], factor)
+        state[0] += t >> _LIMB
+        state[1] += t & _MASK
+        if mode == _SUM:
+            state[2] = max(state[2], order_sums.weight_bits(row[0]))
+        if mode == _FIND:
+            state[2] = -1
+            if t > 0 and (state[0] > state[3] or (state[0] == state[3] and
+                                                  state[1] > state[4])):
+                state[2] = 0
+                return
+    if k >= 1 and _visit(mode, row, offsets[1], m, flags, uppers, 0, factor, state, best,
+                         acc):
+        return
+    if k >= 2:
         for ci in range(count):
             c = members[ci]
             uppers[0] = c
-            total, found = _visit(mode, row, offsets[2] + binom[c, 2], c, flags, uppers, 1,
-                                  target, total, acc)
-            if found >= 0:
-                break
-    if k >= 3 and found < 0:
+            if _visit(mode, row, offsets[2] + binom[c, 2], c, flags, uppers, 1, factor,
+                      state, best, acc):
+                return
+    if k >= 3:
         for ci in range(count):
             c = members[ci]
             upper = offsets[3] + binom[c, 3]
@@ -230,16 +262,13 @@ def _blocks(mode, row, offsets, binom, flags, members, count, k, idx, target, ac
             for bi in range(ci):
                 b = members[bi]
                 uppers[0] = b
-                total, found = _visit(mode, row, upper + binom[b, 2], b, flags, uppers, 2,
-                                      target, total, acc)
-                if found >= 0:
-                    break
-            if found >= 0:
-                break
+                if _visit(mode, row, upper + binom[b, 2], b, flags, uppers, 2, factor, state,
+                          best, acc):
+                    return
     for s in range(4, k + 1):
         u = s - 1
-        if found >= 0 or u > count:
-            break
+        if u > count:
+            return
         for j in range(u):
             idx[j] = j
         while True:
@@ -247,76 +276,97 @@ def _blocks(mode, row, offsets, binom, flags, members, count, k, idx, target, ac
             for j in range(u):
                 uppers[j] = members[idx[j]]
                 base += binom[uppers[j], j + 2]
-            total, found = _visit(mode, row, base, uppers[0], flags, uppers, u, target, total,
-                                  acc)
-            if found >= 0 or not _next_upper(idx, u, count):
+            if _visit(mode, row, base, uppers[0], flags, uppers, u, factor, state, best,
+                      acc):
+                return
+            if not _next_upper(idx, u, count):
                 break
-    if mode == 1:
-        if found >= 0:
-            return found
-        # rounding put target past the end: the last allowed set of positive weight
-        for r in range(row.shape[0] - 1, 0, -1):
-            if row[r] > 0.0:
-                inside = True
-                for q in range(subsets.shape[1]):
-                    p = subsets[r, q]
-                    if p < 0:
-                        break
-                    if flags[p] == 0.0:
-                        inside = False
-                        break
-                if inside:
-                    return r
-        return 0
-    return total
 
 
 @numba.njit(cache=True)
-def _block_sum(row, offsets, binom, flags, members, count, k, idx):
-    """``_blocks`` in mode 0, with sizes 1 to 3 as plain loops: the same sum, bit for bit."""
-    m = flags.shape[0]
-    total = row[0]
+def _member_terms(row, base, members, count, factor):
+    """The limbs of the terms ``row[base + a]`` for the allowed lowest positions ``a =
+    members[:count]`` of one block, and the bits of the largest: two runs in int64
+    (below 2**52 a term, exact), split into limbs at the end."""
+    run0 = np.int64(0)
+    run1 = np.int64(0)
+    big0 = np.int64(0)
+    big1 = np.int64(0)
+    i = 0
+    while i + 2 <= count:
+        w0 = row[base + members[i]]
+        w1 = row[base + members[i + 1]]
+        big0 = max(big0, order_sums.weight_bits(w0))
+        big1 = max(big1, order_sums.weight_bits(w1))
+        run0 += order_sums.term(w0, factor)
+        run1 += order_sums.term(w1, factor)
+        i += 2
+    if i < count:
+        w0 = row[base + members[i]]
+        big0 = max(big0, order_sums.weight_bits(w0))
+        run0 += order_sums.term(w0, factor)
+    run = run0 + run1
+    return run >> _LIMB, run & _MASK, max(big0, big1)
+
+
+@numba.njit(cache=True)
+def _block_sum(row, offsets, binom, members, count, k, idx, factor, state):
+    """``_blocks`` in mode ``_SUM`` into ``state[0:3]``: the same exact sum, each block
+    over its allowed lowest positions alone (no flags), the limbs in registers."""
+    t = order_sums.term(row[0], factor)
+    hi = t >> _LIMB
+    lo = t & _MASK
+    largest = order_sums.weight_bits(row[0])
     if k >= 1:
-        total += _dot(row, offsets[1], flags, m)
+        h, l, g = _member_terms(row, offsets[1], members, count, factor)
+        hi += h
+        lo += l
+        largest = max(largest, g)
     if k >= 2:
-        for ci in range(count):
-            c = members[ci]
-            if c > 0:
-                total += _dot(row, offsets[2] + binom[c, 2], flags, c)
+        for ci in range(1, count):
+            h, l, g = _member_terms(row, offsets[2] + binom[members[ci], 2], members, ci,
+                                    factor)
+            hi += h
+            lo += l
+            largest = max(largest, g)
     if k >= 3:
-        for ci in range(count):
-            c = members[ci]
-            upper = offsets[3] + binom[c, 3]
-            for bi in range(ci):
-                b = members[bi]
-                if b > 0:
-                    total += _dot(row, upper + binom[b, 2], flags, b)
+        for ci in range(2, count):
+            upper = offsets[3] + binom[members[ci], 3]
+            for bi in range(1, ci):
+                h, l, g = _member_terms(row, upper + binom[members[bi], 2], members, bi,
+                                        factor)
+                hi += h
+                lo += l
+                largest = max(largest, g)
     for s in range(4, k + 1):
         u = s - 1
-        if u > count:
+        if u >= count:
             break
         for j in range(u):
             idx[j] = j
         while True:
-            lowest = members[idx[0]]
             base = offsets[s]
             for j in range(u):
                 base += binom[members[idx[j]], j + 2]
-            if lowest > 0:
-                total += _dot(row, base, flags, lowest)
+            if idx[0] > 0:
+                h, l, g = _member_terms(row, base, members, idx[0], factor)
+                hi += h
+                lo += l
+                largest = max(largest, g)
             if not _next_upper(idx, u, count):
                 break
-    return total
+    state[0] = hi
+    state[1] = lo
+    state[2] = largest
 
 
 @numba.njit(cache=True)
 def _scaled(scores, shift, out):
-    """``out = exp(scores - shift)`` by :func:`tandem.core.exp64` for the scores up to
-    ``shift``; 0 below exp(-708), and 0 above ``shift`` (sets that the caller's
-    flags leave out: their weights would overflow, and inf * 0 is NaN)."""
+    """``out[r]`` = :func:`tandem.bn.order_sums.scaled_weight` of ``scores[r]``: the
+    own-scale weights (0 above ``shift``, the sets that the caller's flags leave
+    out, whose weights would overflow, and inf * 0 is NaN)."""
     for r in range(scores.shape[0]):
-        d = scores[r] - shift
-        out[r] = exp64(d) if -708.0 <= d <= 0.0 else 0.0
+        out[r] = order_sums.scaled_weight(scores[r], shift)
 
 
 @numba.njit(cache=True)
@@ -337,39 +387,59 @@ class _Kernel(NamedTuple):
     offsets: np.ndarray
     binom: np.ndarray
     subsets: np.ndarray  # (n_sets, k) positions, -1 padded
+    slots: np.ndarray  # (n, n) int64: slots[u, v] is u's candidate slot at v, or -1
 
 
 @numba.njit(cache=True)
-def _node_weights(v, kt, flags, members, count, idx, scaled):
-    """The weights of ``v``'s sets and their sum over the allowed ones, with the
-    shift of their scale: ``kt.weights[v]`` and ``top[v]``, or, where those sum
-    under ``_TINY``, ``scaled`` filled with ``exp(score - shift)`` where
-    ``shift`` is the best allowed score."""
+def _node_sum(v, kt, count, scratch):
+    """The exact sum of ``v``'s allowed sets (:mod:`tandem.bn.order_sums`) given the
+    ``flags`` and ``members`` of the scratch: ``(row, e, shift)``, the limbs in
+    ``state[0:2]``. ``row`` is ``kt.weights[v]`` (``shift = top[v]``) or, where the
+    largest allowed weight is below ``2**MIN_EXPONENT``, ``scaled`` filled with the
+    own-scale weights (``shift`` the best allowed score, ``e = 0``). ``guesses[v]``,
+    the scale last found for ``v``, spares the second pass when it holds."""
+    flags, members, idx, scaled, state, best, guesses, shares, _ = scratch
     k = kt.subsets.shape[1]
-    total = _block_sum(kt.weights[v], kt.offsets, kt.binom, flags, members, count, k, idx)
-    if total >= _TINY:
-        return kt.weights[v], total, kt.top[v]
-    shift = _blocks(3, kt.scores[v], kt.offsets, kt.binom, flags, members, count, k, idx,
-                    0.0, scaled, kt.subsets)
+    row = kt.weights[v]
+    e = guesses[v]
+    while True:
+        _block_sum(row, kt.offsets, kt.binom, members, count, k, idx, order_sums.scale(e),
+                   state)
+        found = order_sums.exponent(state[2])
+        if found < order_sums.MIN_EXPONENT:
+            break
+        if found == e:
+            return row, e, kt.top[v]
+        e = found
+        guesses[v] = e
+    _blocks(_MAX, kt.scores[v], kt.offsets, kt.binom, flags, members, count, k, idx, 1.0,
+            state, best, shares)
+    shift = best[0]
     _scaled(kt.scores[v], shift, scaled)
-    total = _block_sum(scaled, kt.offsets, kt.binom, flags, members, count, k, idx)
-    return scaled, total, shift
+    _block_sum(scaled, kt.offsets, kt.binom, members, count, k, idx, order_sums.scale(0),
+               state)
+    return scaled, 0, shift
 
 
 @numba.njit(cache=True)
-def _node_score(v, pos, kt, flags, members, idx, scaled):
+def _node_score(v, pos, kt, scratch):
+    flags, members, _, _, state, _, _, _, _ = scratch
     count = _allowed(v, pos, kt.candidates, flags, members)
-    _, total, shift = _node_weights(v, kt, flags, members, count, idx, scaled)
-    return shift + log64(total)
+    _, e, shift = _node_sum(v, kt, count, scratch)
+    return order_sums.node_score(shift, state[0], state[1], e)
 
 
 @numba.njit(cache=True)
 def _node_score_scratch(kt):
-    """The scratch arrays of :func:`_node_score`: flags, members, idx, scaled."""
-    m = kt.candidates.shape[1]
+    """The scratch of :func:`_node_score`: flags, members, idx, a row of own-scale
+    weights, the walk's state and best entry, the scale guesses, the per-position
+    shares, and the guesses a rejected move puts back."""
+    n, m = kt.candidates.shape
     return (np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64),
             np.empty(max(kt.subsets.shape[1], 1), dtype=np.int64),
-            np.empty(kt.weights.shape[1], dtype=np.float64))
+            np.empty(kt.weights.shape[1], dtype=np.float64), np.zeros(5, dtype=np.int64),
+            np.zeros(1), np.zeros(n, dtype=np.int64), np.zeros((2, m), dtype=np.int64),
+            np.zeros(n, dtype=np.int64))
 
 
 @numba.njit(cache=True)
@@ -378,9 +448,9 @@ def _order_node_scores(order, kt, node_scores):
     pos = np.empty(n, dtype=np.int64)
     for p in range(n):
         pos[order[p]] = p
-    flags, members, idx, scaled = _node_score_scratch(kt)
+    scratch = _node_score_scratch(kt)
     for v in range(n):
-        node_scores[v] = _node_score(v, pos, kt, flags, members, idx, scaled)
+        node_scores[v] = _node_score(v, pos, kt, scratch)
     return pos
 
 
@@ -436,29 +506,58 @@ def _batch_of(i, batch_counts):
 
 
 @numba.njit(cache=True)
-def _sample_dags(uniforms, dags, pos, kt, flags, members, idx, scaled, acc, edge_counts,
-                 edge_given_order, batch):
+def _sample_dags(uniforms, dags, pos, kt, scratch, edge_counts, edge_given_order, batch):
     """DAGs given the order, and P(edge | order) for every edge; the DAGs'
     edges also count in ``batch`` (``[child, candidate slot]``).
 
-    DAG d takes ``uniforms[d * n + v]`` for node v.
+    DAG d takes ``uniforms[d * n + v]`` for node v: the first allowed set in
+    rank order at which the exact running sum of terms passes
+    ``floor(u T)``, ``T`` the node's sum as a double.
     """
+    flags, members, idx, scaled, state, best, guesses, shares, _ = scratch
     n = pos.shape[0]
     m = kt.candidates.shape[1]
     k = kt.subsets.shape[1]
     for v in range(n):
         count = _allowed(v, pos, kt.candidates, flags, members)
-        row, _, _ = _node_weights(v, kt, flags, members, count, idx, scaled)
-        acc[:] = 0.0
-        total = _blocks(2, row, kt.offsets, kt.binom, flags, members, count, k, idx, 0.0, acc,
-                        kt.subsets)
+        row, e, _ = _node_sum(v, kt, count, scratch)
+        factor = order_sums.scale(e)
+        shares[:] = 0
+        state[:3] = 0
+        _blocks(_SHARES, row, kt.offsets, kt.binom, flags, members, count, k, idx, factor,
+                state, best, shares)
+        total = order_sums.limbs_value(state[0], state[1])
         for p in range(m):
-            if acc[p] > 0.0:
-                edge_given_order[kt.candidates[v, p], v] += acc[p] / total
+            if shares[0, p] > 0 or shares[1, p] > 0:
+                edge_given_order[kt.candidates[v, p], v] += order_sums.limbs_value(
+                    shares[0, p], shares[1, p]) / total
         for d in range(dags):
-            r = np.int64(_blocks(1, row, kt.offsets, kt.binom, flags, members, count, k, idx,
-                                 uniforms[d * n + v] * total, acc, kt.subsets))
+            state[:3] = 0
+            state[3], state[4] = order_sums.target_limbs(uniforms[d * n + v] * total)
+            _blocks(_FIND, row, kt.offsets, kt.binom, flags, members, count, k, idx, factor,
+                    state, best, shares)
+            r = state[2]
+            if r < 0:  # rounding put the target past the end: the last set with a term
+                r = _last_allowed(row, factor, flags, kt.subsets)
             _add_parents(r, v, kt, edge_counts, batch)
+
+
+@numba.njit(cache=True)
+def _last_allowed(row, factor, flags, subsets):
+    """The last allowed set whose term is positive (0, the empty set, if none)."""
+    for r in range(row.shape[0] - 1, 0, -1):
+        if order_sums.term(row[r], factor) > 0:
+            inside = True
+            for q in range(subsets.shape[1]):
+                p = subsets[r, q]
+                if p < 0:
+                    break
+                if flags[p] == 0.0:
+                    inside = False
+                    break
+            if inside:
+                return r
+    return 0
 
 
 @numba.njit(cache=True)
@@ -466,7 +565,6 @@ def _move(kind, i, j, log_u, beta, order, pos, node_scores, total, kt, scratch, 
           saved_scores):
     """Propose ``kind`` at positions ``i``, ``j`` and accept it when ``log_u`` lies below
     ``beta`` times the change of the order score; returns (the score now, accepted)."""
-    flags, members, idx, scaled = scratch
     lo = min(i, j)
     hi = max(i, j)
     for p in range(lo, hi + 1):
@@ -484,15 +582,21 @@ def _move(kind, i, j, log_u, beta, order, pos, node_scores, total, kt, scratch, 
         order[j] = node
     for p in range(lo, hi + 1):
         pos[order[p]] = p
+    guesses, saved_guesses = scratch[6], scratch[8]
+    a, b = saved_order[i], saved_order[j]  # the nodes proposed to move
     for p in range(lo, hi + 1):
         v = order[p]
         saved_scores[p] = node_scores[v]
-        node_scores[v] = _node_score(v, pos, kt, flags, members, idx, scaled)
+        saved_guesses[p] = guesses[v]
+        # a node between them keeps its score unless a moved node is its candidate
+        if v == a or kt.slots[a, v] >= 0 or (kind != 2 and (v == b or kt.slots[b, v] >= 0)):
+            node_scores[v] = _node_score(v, pos, kt, scratch)
     new_total = _total(node_scores)
     if new_total > -np.inf and (total == -np.inf or log_u < beta * (new_total - total)):
         return new_total, True
     for p in range(lo, hi + 1):
         node_scores[order[p]] = saved_scores[p]
+        guesses[order[p]] = saved_guesses[p]
     for p in range(lo, hi + 1):
         order[p] = saved_order[p]
         pos[order[p]] = p
@@ -504,7 +608,6 @@ def _step_scores(v, step, end, order, pos, node_scores, kt, scratch, position_sc
     """Walk node ``v`` one position at a time by ``step`` (-1 or +1) up to ``end``,
     rescoring ``v`` and the node it passes: ``position_scores[j]`` is the order
     score with ``v`` at ``j``."""
-    flags, members, idx, scaled = scratch
     j = pos[v]
     while j != end:
         w = order[j + step]
@@ -512,8 +615,10 @@ def _step_scores(v, step, end, order, pos, node_scores, kt, scratch, position_sc
         order[j] = w
         pos[v] = j + step
         pos[w] = j
-        node_scores[v] = _node_score(v, pos, kt, flags, members, idx, scaled)
-        node_scores[w] = _node_score(w, pos, kt, flags, members, idx, scaled)
+        if kt.slots[w, v] >= 0:
+            node_scores[v] = _node_score(v, pos, kt, scratch)
+        if kt.slots[v, w] >= 0:
+            node_scores[w] = _node_score(w, pos, kt, scratch)
         j += step
         position_scores[j] = _total(node_scores)
 
@@ -604,8 +709,6 @@ def _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
         positions[r] = _order_node_scores(orders[r], kt, node_scores[r])
         totals[r] = _total(node_scores[r])
     scratch = _node_score_scratch(kt)
-    flags, members, idx, scaled = scratch
-    acc = np.empty(m, dtype=np.float64)
     saved_order = np.empty(n, dtype=np.int64)
     saved_scores = np.empty(n, dtype=np.float64)
     position_scores = np.empty(n, dtype=np.float64)
@@ -650,7 +753,7 @@ def _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
             b = _batch_of(n_kept[0], batch_counts)
             n_kept[0] += 1
             _sample_dags(dag_uniforms[kept * dags * n:(kept + 1) * dags * n], dags,
-                         positions[0], kt, flags, members, idx, scaled, acc, edge_counts,
+                         positions[0], kt, scratch, edge_counts,
                          edge_given_order, batch_counts[b])
             kept += 1
 
@@ -690,6 +793,10 @@ class _Prepared:
         if width != combinations.n_sets(m, k):
             raise ValueError(f"table.scores has {width} columns; {m} candidates and "
                              f"max_parents={k} give {combinations.n_sets(m, k)}")
+        if m >= MAX_SLOTS or width >= order_sums.MAX_TERMS:
+            raise ValueError(f"order_mcmc sums at most {order_sums.MAX_TERMS - 1} parent sets "
+                             f"of fewer than {MAX_SLOTS} candidates exactly; this table has "
+                             f"{width} sets over {m} candidates: restrict the candidates")
         if np.isnan(scores).any() or np.isposinf(scores).any():
             raise ValueError("table.scores holds NaN or +inf")
         if n == 0:
@@ -707,9 +814,12 @@ class _Prepared:
         _, self.subsets = combinations.subset_table(m, k)
         self.top = self.scores.max(axis=1)
         self.weights = _weights(self.scores, self.top)
+        slots = np.full((n, n), -1, dtype=np.int64)
+        child, slot = np.nonzero(self.candidates >= 0)
+        slots[self.candidates[child, slot], child] = slot
         self.kernel = _Kernel(self.candidates, self.scores, self.weights, self.top,
                               combinations.offsets(m, k), combinations.binomial_table(m, k),
-                              self.subsets)
+                              self.subsets, slots)
 
 
 def estimate_bytes(n_nodes, m, max_parents, *, chains=4, iterations=10_000):
