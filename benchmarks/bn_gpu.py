@@ -102,6 +102,53 @@ def table_row(name, k, rows, folder, cpu_entries):
             "equal": equal}
 
 
+def mcmc_row(name, k, gpu_chains, gpu_iterations, cpu_chains, cpu_iterations, folder):
+    data = dataset(name, 1000, folder)
+    table = bn.score_table(data, max_parents=k, progress=False, device="cuda",
+                           memory_limit=float("inf"))
+    root = tandem.Philox(1)
+    run = dict(progress=False, thin=10)
+    bn.order_mcmc(table, root, chains=2, iterations=2, device="cuda", **run)  # compiles
+    t0 = time.perf_counter()
+    gpu = bn.order_mcmc(table, root, chains=gpu_chains, iterations=gpu_iterations,
+                        device="cuda", **run)
+    t_gpu = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    cpu = bn.order_mcmc(table, root, chains=cpu_chains, iterations=cpu_iterations, **run)
+    t_cpu = time.perf_counter() - t0
+    shown = min(gpu_chains, cpu_chains)
+    same = min(gpu_iterations, cpu_iterations)
+    equal = bool(np.array_equal(gpu.traces[:shown, :same], cpu.traces[:shown, :same]))
+    return {"network": name, "nodes": data.n_vars, "k": k, "sets": table.n_sets,
+            "gpu_chains": gpu_chains, "gpu_iterations": gpu_iterations,
+            "gpu_rate": gpu_chains * gpu_iterations / t_gpu, "gpu_s": t_gpu,
+            "cpu_chains": cpu_chains, "cpu_iterations": cpu_iterations,
+            "cpu_rate": cpu_chains * cpu_iterations / t_cpu, "cpu_s": t_cpu, "equal": equal}
+
+
+def mcmc_rows(args):
+    """Order-MCMC iterations per second (every chain's together), GPU and CPU in turn."""
+    print("order MCMC, 1,000 rows, BDeu ess 1, default moves, thin 10, Philox(1); chain c the "
+          "same on both devices (traces compared over the chains and iterations both ran)")
+    print()
+    small = bn.score_table(bn.load_network("asia").sample(100, tandem.Philox(1)), max_parents=2,
+                           progress=False)
+    bn.order_mcmc(small, tandem.Philox(1), chains=1, iterations=30, progress=False)  # compiles
+    header = ("| network | nodes | k | sets a node | GPU chains x iterations | GPU s | "
+              "GPU iterations/s | CPU chains x iterations | CPU s | CPU iterations/s | "
+              "GPU / CPU | equal |")
+    print(header)
+    print("| " + " | ".join(["---"] * (header.count("|") - 1)) + " |")
+    for spec in args.mcmc.split(","):
+        name, k, gc, gi, cc, ci = spec.split(":")
+        r = mcmc_row(name, int(k), int(gc), int(gi), int(cc), int(ci), args.networks)
+        print(f"| {r['network']} | {r['nodes']} | {r['k']} | {r['sets']:,} | "
+              f"{r['gpu_chains']} x {r['gpu_iterations']:,} | {r['gpu_s']:.1f} | "
+              f"{r['gpu_rate']:,.0f} | {r['cpu_chains']} x {r['cpu_iterations']:,} | "
+              f"{r['cpu_s']:.1f} | {r['cpu_rate']:,.0f} | {r['gpu_rate'] / r['cpu_rate']:.0f}x | "
+              f"{r['equal']} |", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--networks", default=os.path.join(os.path.dirname(__file__), "..", "..",
@@ -110,10 +157,15 @@ def main():
     parser.add_argument("--k", type=int, nargs="+", default=[3, 4])
     parser.add_argument("--cpu-entries", type=int, default=4_000_000)
     parser.add_argument("--only", default=",".join(NETWORKS))
+    parser.add_argument("--mcmc", default="",
+                        help="order MCMC instead of tables: NAME:K:GPU_CHAINS:GPU_ITERATIONS:"
+                             "CPU_CHAINS:CPU_ITERATIONS,...")
     args = parser.parse_args()
     print(f"{time.strftime('%Y-%m-%d')}; GPU {gpu_name()}; CPU {platform.processor() or '?'} "
-          f"({os.cpu_count()} cores, {numba.get_num_threads()} Numba threads, layer "
-          f"{numba.config.THREADING_LAYER}); tandem {tandem.__version__}, numba {numba.__version__}")
+          f"({os.cpu_count()} cores, {numba.get_num_threads()} Numba threads); tandem "
+          f"{tandem.__version__}, numba {numba.__version__}")
+    if args.mcmc:
+        return mcmc_rows(args)
     print("BDeu ess 1; GPU: the whole table into host memory; CPU: its last entries (largest "
           "sets), checked equal to the GPU's")
     print()

@@ -292,7 +292,7 @@ def test_edge_errors_come_from_the_batches(five):
     from tandem.bn import mcmc
 
     twice = 2 * mcmc.BATCHES
-    assert [mcmc._batch_size(i) for i in (0, twice - 1, twice, 2 * twice - 1, 2 * twice,
+    assert [mcmc.order_moves.batch_size(i) for i in (0, twice - 1, twice, 2 * twice - 1, 2 * twice,
                                            4 * twice)] == [1, 1, 2, 2, 4, 8]
     r = order_mcmc(five, tandem.Philox(3), chains=2, iterations=150, burn_in=50, thin=1,
                    progress=False)

@@ -63,9 +63,10 @@ def test_bge_equals_the_cpu():
     np.testing.assert_array_equal(gpu.scores, cpu.scores)
 
 
-def test_large_arities_and_computed_lgammas_equal_the_cpu():
+def test_large_arities_and_computed_lgammas_equal_the_cpu(monkeypatch):
     """pathfinder: a 63-state node (the configurations pruned depth first) and counts past
     the ratio table (lgamma64 on the device)."""
+    monkeypatch.setattr(scores, "TABLE_ENTRIES", 1 << 12)
     data = network("pathfinder").sample(1000, tandem.Philox(11))
     cpu, gpu = both(data, max_parents=2)
     assert scores.table_counts(len(scores.memo_alphas(scores.scorer(data), 2)), 1000) < 1001
@@ -80,3 +81,30 @@ def test_many_slices_and_a_file(tmp_path, monkeypatch):
                          out=tmp_path / "alarm.npy")
     np.testing.assert_array_equal(gpu.scores, cpu.scores)
     assert isinstance(gpu.scores, np.memmap) and os.listdir(tmp_path) == ["alarm.npy"]
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("alarm", dict(iterations=400, temperatures=(1.0, 0.6, 0.3),
+                   moves={"adjacent": 1, "transposition": 1, "relocate": 1,
+                          "gibbs_position": 0.25})),
+    ("hepar2", dict(iterations=300)),
+])
+def test_chains_equal_the_cpu(name, kwargs):
+    data = network(name).sample(1000, tandem.Philox(2024).sub(name))
+    table = bn.score_table(data, max_parents=3, progress=False, device="cuda")
+    cpu = bn.order_mcmc(table, tandem.Philox(1), chains=4, thin=5, progress=False, **kwargs)
+    gpu = bn.order_mcmc(table, tandem.Philox(1), chains=4, thin=5, progress=False,
+                        device="cuda", **kwargs)
+    assert gpu == cpu
+
+
+def test_a_gpu_checkpoint_resumes_on_the_cpu(tmp_path):
+    data = network("alarm").sample(1000, tandem.Philox(3))
+    table = bn.score_table(data, max_parents=3, progress=False)
+    kwargs = dict(chains=3, thin=4, burn_in=50, progress=False)
+    whole = bn.order_mcmc(table, tandem.Philox(2), iterations=200, **kwargs)
+    path = tmp_path / "run.npz"
+    bn.order_mcmc(table, tandem.Philox(2), iterations=90, checkpoint=path, device="cuda",
+                  **kwargs)
+    assert bn.order_mcmc(table, tandem.Philox(2), iterations=200, resume=path,
+                         **kwargs) == whole

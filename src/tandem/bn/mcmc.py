@@ -56,14 +56,15 @@ import numba
 import numpy as np
 
 from .. import _progress, core, parallel
-from ..core.fmath import exp64, log64
 from ..distributions import random_at
 from ..stream import Stream
-from . import combinations, diagnostics, order_sums, search
-from .table import candidate_matrix, default_memory_limit
+from . import combinations, diagnostics, order_moves, order_sums, search
+from .order_moves import BATCHES
+from .table import candidate_matrix, check_device, default_memory_limit
 
 core.register()
 order_sums.register()
+order_moves.register()
 
 __all__ = ["order_mcmc", "OrderMCMCResult", "MOVES", "DEFAULT_MOVES", "BATCHES", "SE_MERGE",
            "SWAP_EVERY", "geometric_temperatures", "estimate_bytes"]
@@ -82,7 +83,7 @@ DEFAULT_MOVES = ("adjacent", "transposition", "relocate")
 #: edges' R-hats take their means; their standard errors take the means of
 #: SE_MERGE batches at a time (16 to 32 batches, long against the chains'
 #: autocorrelation). See OrderMCMCResult.
-BATCHES, SE_MERGE = 256, 16
+SE_MERGE = 16
 
 PURPOSE_INITIAL = "tandem.bn.order_mcmc.initial"
 PURPOSE_MOVES = "tandem.bn.order_mcmc.moves"
@@ -112,7 +113,6 @@ _CHECKPOINT_VERSION = 4
 # its scores, for the best allowed one, then sums in that scale, in a row of
 # scratch (no table-sized array beside the weights).
 
-_ULP = 2.0**-53
 _LIMB = order_sums.LIMB
 _MASK = order_sums.LIMB_MASK
 
@@ -369,12 +369,37 @@ def _scaled(scores, shift, out):
         out[r] = order_sums.scaled_weight(scores[r], shift)
 
 
-@numba.njit(cache=True)
 def _weights(scores, top):
+    """The table's weights ``exp64(score - top)`` (:func:`_scaled`), row by row in
+    parallel."""
     out = np.empty(scores.shape)
-    for v in range(scores.shape[0]):
-        _scaled(scores[v], top[v], out[v])
+    _fill_weights(scores, top, out)
     return out
+
+
+@parallel.guarded
+@numba.njit(parallel=True, cache=True)
+def _fill_weights(scores, top, out):
+    for v in numba.prange(scores.shape[0]):
+        _scaled(scores[v], top[v], out[v])
+
+
+@parallel.guarded
+@numba.njit(parallel=True, cache=True)
+def _row_summaries(scores):
+    """Each row's largest score, and whether any row holds NaN or +inf."""
+    top = np.empty(scores.shape[0])
+    bad = np.zeros(scores.shape[0], dtype=np.bool_)
+    for v in numba.prange(scores.shape[0]):
+        best = -np.inf
+        for r in range(scores.shape[1]):
+            x = scores[v, r]
+            if x != x or x == np.inf:
+                bad[v] = True
+            elif x > best:
+                best = x
+        top[v] = best
+    return top, bad.any()
 
 
 class _Kernel(NamedTuple):
@@ -484,21 +509,11 @@ def _add_parents(r, v, kt, edge_counts, batch):
 
 
 @numba.njit(cache=True)
-def _batch_size(i):
-    """The batch size in effect when kept order ``i`` (from 0) is added: the
-    least power of two ``s`` with ``i // s < 2 BATCHES``."""
-    s = 1
-    while i // s >= 2 * BATCHES:
-        s *= 2
-    return s
-
-
-@numba.njit(cache=True)
 def _batch_of(i, batch_counts):
     """The batch of kept order ``i``, merging pairs of batches first where the
     batch size doubles at ``i``."""
-    s = _batch_size(i)
-    if i > 0 and s != _batch_size(i - 1):
+    s = order_moves.batch_size(i)
+    if i > 0 and s != order_moves.batch_size(i - 1):
         for j in range(BATCHES):
             batch_counts[j] = batch_counts[2 * j] + batch_counts[2 * j + 1]
         batch_counts[BATCHES:] = 0
@@ -643,42 +658,12 @@ def _gibbs_position(i, u, beta, order, pos, node_scores, total, kt, scratch, sav
         node_scores[:] = saved_scores
         for p in range(n):
             pos[order[p]] = p
-    top = position_scores.max()
-    cumulative = 0.0
-    for j in range(n):
-        d = beta * (position_scores[j] - top)
-        position_scores[j] = cumulative + (exp64(d) if d >= -708.0 else 0.0)
-        cumulative = position_scores[j]
-    target = u * cumulative
-    j = 0
-    while j < n - 1 and not target < position_scores[j]:
-        j += 1
+    j = order_moves.gibbs_pick(position_scores, beta, u)
     if j == i:
         return total, False
     _step_scores(v, -1 if j < i else 1, j, order, pos, node_scores, kt, scratch,
                  position_scores)
     return _total(node_scores), True
-
-
-@numba.njit(cache=True)
-def _proposal(cum, u_kind, u_i, u_j, n):
-    """The move kind and its two positions from three uniforms."""
-    kind = 3
-    if u_kind < cum[0]:
-        kind = 0
-    elif u_kind < cum[1]:
-        kind = 1
-    elif u_kind < cum[2]:
-        kind = 2
-    if kind == 0:
-        i = min(np.int64(u_i * (n - 1)), n - 2)
-        j = i + 1
-    else:
-        i = min(np.int64(u_i * n), n - 1)
-        j = min(np.int64(u_j * (n - 1)), n - 2)
-        if j >= i:
-            j += 1
-    return kind, i, j
 
 
 @numba.njit(cache=True)
@@ -701,7 +686,6 @@ def _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
     replicas ``r, r + 1`` with ``r`` of the parity of the swap round offer to exchange
     their orders (the deterministic even–odd scheme of Okabe et al. 2001)."""
     replicas, n = orders.shape
-    m = kt.candidates.shape[1]
     node_scores = np.empty((replicas, n), dtype=np.float64)
     positions = np.empty((replicas, n), dtype=np.int64)
     totals = np.empty(replicas, dtype=np.float64)
@@ -719,7 +703,7 @@ def _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
             first = 4 * (t - t0)
             for r in range(replicas):
                 u = move_uniforms[r, first:first + 4]
-                kind, i, j = _proposal(cum, u[0], u[1], u[2], n)
+                kind, i, j = order_moves.proposal(cum, u[0], u[1], u[2], n)
                 if kind == 3:
                     totals[r], took = _gibbs_position(i, u[3], betas[r], orders[r],
                                                       positions[r], node_scores[r], totals[r],
@@ -727,7 +711,7 @@ def _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
                                                       position_scores)
                 else:
                     # in (0, 1], so that its log is finite: exact, as u is a multiple of 2**-53
-                    totals[r], took = _move(kind, i, j, log64(u[3] + _ULP), betas[r],
+                    totals[r], took = _move(kind, i, j, order_moves.log_uniform(u[3]), betas[r],
                                             orders[r], positions[r], node_scores[r], totals[r],
                                             kt, scratch, saved_order, saved_scores)
                 if r == 0:
@@ -737,7 +721,7 @@ def _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
             if replicas > 1 and (t + 1) % swap_every == 0:
                 s = (t + 1) // swap_every - 1
                 for r in range(s % 2, replicas - 1, 2):
-                    log_u = log64(swap_uniforms[(s - first_round) * (replicas - 1) + r] + _ULP)
+                    log_u = order_moves.log_uniform(swap_uniforms[(s - first_round) * (replicas - 1) + r])
                     swaps_proposed[r] += 1
                     if totals[r + 1] > -np.inf and (
                             totals[r] == -np.inf
@@ -797,7 +781,9 @@ class _Prepared:
             raise ValueError(f"order_mcmc sums at most {order_sums.MAX_TERMS - 1} parent sets "
                              f"of fewer than {MAX_SLOTS} candidates exactly; this table has "
                              f"{width} sets over {m} candidates: restrict the candidates")
-        if np.isnan(scores).any() or np.isposinf(scores).any():
+        self.scores = np.ascontiguousarray(scores)
+        self.top, bad = _row_summaries(self.scores)
+        if bad:
             raise ValueError("table.scores holds NaN or +inf")
         if n == 0:
             raise ValueError("the table has no nodes")
@@ -809,10 +795,8 @@ class _Prepared:
             raise ValueError("every node needs a finite score for the empty parent set "
                              "(column 0 of table.scores)")
         self.n, self.m, self.k = n, m, k
-        self.scores = np.ascontiguousarray(scores)
         self.candidates = np.ascontiguousarray(candidates, dtype=np.int64)
         _, self.subsets = combinations.subset_table(m, k)
-        self.top = self.scores.max(axis=1)
         self.weights = _weights(self.scores, self.top)
         slots = np.full((n, n), -1, dtype=np.int64)
         child, slot = np.nonzero(self.candidates >= 0)
@@ -1069,7 +1053,7 @@ def _check_counts(state, n, done, settings, allowed, refuse, candidates):
     if np.any(counts < 0) or np.any(counts > most) or np.any(counts[:, ~allowed]):
         refuse("edge_counts", f"must lie in 0 .. {most}, zero where the table allows no edge")
     batches = state["batch_counts"]
-    used = -(-kept // _batch_size(max(kept - 1, 0)))
+    used = -(-kept // order_moves.batch_size(max(kept - 1, 0)))
     if np.any(batches < 0) or np.any(batches[:, used:]) or np.any(
             batches[:, :, candidates < 0]) or not np.array_equal(
             _scattered(batches.sum(axis=1), candidates, 0), counts):
@@ -1278,7 +1262,7 @@ def _same(a, b):
 
 def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=10,
                moves=DEFAULT_MOVES, dags_per_order=1, temperatures=(1.0,), swap_every=SWAP_EVERY,
-               checkpoint=None, resume=None, progress=True, memory_limit=None):
+               checkpoint=None, resume=None, progress=True, memory_limit=None, device="cpu"):
     """Sample node orders by Metropolis–Hastings, and DAGs given the orders.
 
     Parameters
@@ -1338,6 +1322,12 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         naming ``resume`` and the field.
     progress : bool or "always"
         Show a progress bar (on a terminal).
+    device : {"cpu", "cuda"}
+        Where the chains run: Numba's CPU kernels (a chain a core), or CUDA
+        kernels on the current GPU (:mod:`tandem.bn.cuda_mcmc`: a chain a block
+        of threads, every chain at once; needs numba-cuda). The chains are the
+        same bit for bit on either, and so are their checkpoints: a run may
+        resume on the other device.
     memory_limit : int, optional
         Bytes the sampler may take beside the table, estimated by
         :func:`estimate_bytes` before anything is built; past it
@@ -1368,6 +1358,7 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
     """
     if not isinstance(root, Stream):
         raise TypeError(f"root must be a tandem Stream, got {type(root).__name__}")
+    device = check_device(device)
     chains = _integer(chains, "chains", 1)
     iterations = _integer(iterations, "iterations", 0)
     burn_in_given = burn_in is not None
@@ -1447,7 +1438,15 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         return (moves_u.reshape(chains, replicas, -1), swaps_u.reshape(chains, -1),
                 dags_u.reshape(chains, -1))
 
+    on_device = None
+    if device == "cuda":
+        from .cuda_mcmc import DeviceChains
+
+        on_device = DeviceChains(prepared.kernel, state)
+
     def write(t):
+        if on_device is not None:
+            on_device.fetch(state)
         if checkpoint is not None:
             _save(checkpoint, {**state, "trace": state["trace"][:, :t], "done": t},
                   settings, fingerprint)
@@ -1462,11 +1461,16 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
             t1 = min(iterations, t + chunk)
             start = time.monotonic()
             moves_u, swaps_u, dags_u = draws(t, t1)
-            _advance(t, t1, burn_in, thin, dags_per_order, cum, swap_every, betas, moves_u,
-                     swaps_u, dags_u, prepared.kernel, state["orders"], state["best_score"],
-                     state["best_order"], state["trace"], state["proposed"], state["accepted"],
-                     state["swaps_proposed"], state["swaps_accepted"], state["edge_counts"],
-                     state["edge_given_order"], state["n_kept"], state["batch_counts"])
+            if on_device is not None:
+                on_device.advance(t, t1, burn_in, thin, dags_per_order, cum, swap_every, betas,
+                                  moves_u, swaps_u, dags_u)
+            else:
+                _advance(t, t1, burn_in, thin, dags_per_order, cum, swap_every, betas,
+                         moves_u, swaps_u, dags_u, prepared.kernel, state["orders"],
+                         state["best_score"], state["best_order"], state["trace"],
+                         state["proposed"], state["accepted"], state["swaps_proposed"],
+                         state["swaps_accepted"], state["edge_counts"],
+                         state["edge_given_order"], state["n_kept"], state["batch_counts"])
             bar.update(t1 - t)
             elapsed = time.monotonic() - start
             # aim at chunks of about half a second: the bar moves, the overhead stays small
@@ -1537,7 +1541,7 @@ def _edge_errors(state, prepared, edges, dags_per_order):
     """``(se, ess, rhat)`` of the pooled edge probabilities ``edges``, from the
     full batches of the chains' edge counts (all chains keep as many orders)."""
     kept = int(state["n_kept"][0])
-    size = _batch_size(max(kept - 1, 0))
+    size = order_moves.batch_size(max(kept - 1, 0))
     full = kept // size
     counts = state["batch_counts"]
     chains = counts.shape[0]

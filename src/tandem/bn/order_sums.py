@@ -85,10 +85,18 @@ def limbs_value(hi, lo):
     return fma(np.float64(top), _TWO_LIMB, np.float64(lo & LIMB_MASK))
 
 
+def floor_nonnegative(x):
+    """``floor(x)`` of a non-negative double, exactly, as a double."""
+    if x >= _MAGIC:
+        return x  # an integer already
+    r = (x + _MAGIC) - _MAGIC  # x rounded to an integer, exactly
+    return r - 1.0 if r > x else r
+
+
 def target_limbs(x):
     """``floor(x)`` of a non-negative double as limbs ``(hi, lo)``, ``lo < 2**LIMB``."""
-    hi = np.floor(x / _TWO_LIMB)
-    return np.int64(hi), np.int64(np.floor(x) - hi * _TWO_LIMB)
+    hi = floor_nonnegative(x / _TWO_LIMB)
+    return np.int64(hi), np.int64(floor_nonnegative(x) - hi * _TWO_LIMB)
 
 
 def node_score(shift, hi, lo, e):
@@ -98,7 +106,7 @@ def node_score(shift, hi, lo, e):
 
 
 _INLINE = (weight_bits, exponent, scale, term)
-_FUNCTIONS = (scaled_weight, limbs_value, target_limbs, node_score)
+_FUNCTIONS = (scaled_weight, limbs_value, floor_nonnegative, target_limbs, node_score)
 
 
 def register():

@@ -291,7 +291,7 @@ def estimate_bytes(data, *, score="bdeu", max_parents=3, m=None, device="cpu", o
     """
     s = Scorer(data, score, settings)
     k = _check_k(max_parents)
-    return _estimate(s, data, k, data.n_vars - 1 if m is None else m, _check_device(device),
+    return _estimate(s, data, k, data.n_vars - 1 if m is None else m, check_device(device),
                      out is not None)
 
 
@@ -321,7 +321,9 @@ def _cuda():
     return cuda_table
 
 
-def _check_device(device):
+def check_device(device):
+    """``device`` as ``"cpu"`` or ``"cuda"`` (None is the CPU); for CUDA, numba-cuda and a GPU
+    (or Numba's CUDA simulator) must be there."""
     device = arrays.check_device(device) or "cpu"
     if device == "cuda":
         try:
@@ -629,7 +631,7 @@ def plan_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_lim
     """
     s = Scorer(data, score, settings)
     k = _check_k(max_parents)
-    device = _check_device(device)
+    device = check_device(device)
     path = _check_out(out)
     memory = _check_limit(memory_limit, "memory_limit", "a number of bytes")
     memory = default_memory_limit() if memory is None else memory

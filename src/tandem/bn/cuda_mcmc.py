@@ -1,0 +1,765 @@
+"""Order MCMC on an NVIDIA GPU: the chains of :func:`tandem.bn.order_mcmc`, bit for bit.
+
+One CUDA block runs one chain (its replicas one after another, as the CPU
+does), so many chains run at once.  Thread 0 follows the chain's rules
+(:mod:`tandem.bn.order_moves`: the proposals, the acceptances, the swaps,
+the batches), reading the same uniforms as the CPU; every node score is a
+collective step of the block:
+
+* thread 0 lists the node's allowed candidate slots (``members``);
+* the blocks of its allowed parent sets (the upper members fixed, the lowest
+  free: the walk of :mod:`tandem.bn.mcmc`) are split in contiguous ranges
+  among the threads, each thread summing its terms exactly
+  (:mod:`tandem.bn.order_sums`);
+* the limbs and the largest weight are reduced in shared memory, exactly, so
+  the sum, its scale and the node score equal the CPU's bit for bit,
+  whatever the number of threads.
+
+A kept order's DAGs take the same steps: the sums of the sets that hold
+each position by shared-memory atomics (integers: exact in any order), and
+the inverse-CDF draw of a parent set by the threads' partial sums in walk
+order, then one thread's scan of the range that holds the target.
+
+Needs numba-cuda and a GPU, or Numba's CUDA simulator.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+from numba import cuda
+
+from .. import _twin
+from . import order_moves, order_sums
+
+#: Threads per chain (a power of two) on a table of at least SMALL_TABLE sets a node;
+#: SMALL_THREADS on a smaller one, whose node sums are too short to share among more
+#: (fewer threads a chain let more chains run at once).
+THREADS = 128
+SMALL_THREADS = 32
+SMALL_TABLE = 1 << 18
+
+_LIMB = order_sums.LIMB
+_MASK = order_sums.LIMB_MASK
+_ULP = 2.0**-53
+_SUM, _FIND, _SHARES, _MAX = 0, 1, 2, 3
+
+
+def device_module():
+    """This module as :mod:`tandem._twin` loads it for numba-cuda."""
+    return _twin.module("bn.cuda_mcmc")
+
+
+def colex_unrank(index, u, count, binom, idx):
+    """The ``index``-th ``u``-subset of ``range(count)`` in colex order, into ``idx[:u]``."""
+    rem = index
+    hi = count - 1
+    for j in range(u - 1, -1, -1):
+        lo = j
+        top = hi
+        while lo < top:
+            mid = (lo + top + 1) // 2
+            if binom[mid, j + 1] <= rem:
+                lo = mid
+            else:
+                top = mid - 1
+        idx[j] = lo
+        rem -= binom[lo, j + 1]
+        hi = lo - 1
+
+
+def next_upper(idx, u, count):
+    """Colex successor of the ``u`` indices ``idx`` into range(count); False after the last."""
+    j = 0
+    while j < u - 1 and idx[j] + 1 == idx[j + 1]:
+        j += 1
+    if j == u - 1 and idx[j] + 1 >= count:
+        return False
+    idx[j] += 1
+    for i in range(j):
+        idx[i] = i
+    return True
+
+
+def n_blocks(count, k, binom):
+    """The blocks of a node with ``count`` allowed slots: ``C(count, s - 1)`` of size ``s``
+    for ``s = 1 .. k``."""
+    total = 0
+    for s in range(1, k + 1):
+        total += binom[count, s - 1]
+    return total
+
+
+def weight(row, scores, own, shift, r):
+    """Set ``r``'s weight: the table's, or in the node's own scale."""
+    if own:
+        return order_sums.scaled_weight(scores[r], shift)
+    return row[r]
+
+
+def set_allowed(subsets, r, pos, candidates, v):
+    """Whether every parent of set ``r`` precedes ``v``."""
+    for q in range(subsets.shape[1]):
+        p = subsets[r, q]
+        if p < 0:
+            break
+        c = candidates[v, p]
+        if c < 0 or pos[c] >= pos[v]:
+            return False
+    return True
+
+
+_DEVICE_FUNCTIONS = (colex_unrank, next_upper, n_blocks, weight, set_allowed)
+
+
+def _bits(x):
+    return np.float64(x).view(np.int64)
+
+
+def _float(b):
+    return np.int64(b).view(np.float64)
+
+
+@functools.lru_cache(maxsize=None)
+def kernels(m, k, n, threads):
+    """``advance``: the chain kernel for tables of ``m`` candidate slots and sets of at
+    most ``k``, ``n`` nodes and ``threads`` threads a chain (a power of two).  Call
+    it on :func:`device_module`'s copy."""
+    from numba import config
+
+    order_sums.register_cuda()
+    order_moves.register_cuda()
+    if not config.ENABLE_CUDASIM:
+        from numba.cuda.extending import register_jitable
+
+        for fn in _DEVICE_FUNCTIONS + (_bits, _float):
+            register_jitable(fn)
+    slots = max(m, 1)
+    uppers = max(k, 1)
+    batches = order_moves.BATCHES
+
+    @cuda.jit(device=True)
+    def walk(mode, g0, g1, row, scores, own, shift, members, count, offsets, binom, factor,
+             idx, acc, state):
+        """Blocks ``g0 .. g1 - 1`` of the node's walk (sizes 1 to ``k`` in turn, each in
+        colex order of its upper members: rank order), as the CPU's walks:
+        ``_SUM``: the limbs into ``state[0:2]``, the largest weight's bits into
+        ``state[2]``; ``_MAX``: the largest score into ``state[5]`` (float bits);
+        ``_SHARES``: the limbs into ``state[0:2]`` and, by atomics, into ``acc[:, p]``
+        those of the sets holding slot ``p``; ``_FIND``: from the running sum
+        ``state[0:2]``, the first set that passes ``state[3:5]`` into ``state[2]``."""
+        if g0 >= g1:
+            return
+        g = g0
+        s = 1
+        while s <= k and g >= binom[count, s - 1]:
+            g -= binom[count, s - 1]
+            s += 1
+        if s > k:
+            return
+        u = s - 1
+        colex_unrank(g, u, count, binom, idx)
+        remaining = g1 - g0
+        while True:
+            n_low = idx[0] if u > 0 else count
+            base = offsets[s]
+            for j in range(u):
+                base += binom[members[idx[j]], j + 2]
+            run = np.int64(0)
+            for i in range(n_low):
+                a = members[i]
+                if mode == _MAX:
+                    x = scores[base + a]
+                    if x > _float(state[5]):
+                        state[5] = _bits(x)
+                    continue
+                w = weight(row, scores, own, shift, base + a)
+                t = order_sums.term(w, factor)
+                if mode == _SUM:
+                    state[2] = max(state[2], order_sums.weight_bits(w))
+                elif mode == _SHARES:
+                    cuda.atomic.add(acc, (0, a), t >> _LIMB)
+                    cuda.atomic.add(acc, (1, a), t & _MASK)
+                elif mode == _FIND and t > 0:
+                    state[0] += t >> _LIMB
+                    state[1] += t & _MASK
+                    if state[1] > _MASK:
+                        state[0] += 1
+                        state[1] -= _MASK + 1
+                    if state[0] > state[3] or (state[0] == state[3] and state[1] > state[4]):
+                        state[2] = base + a
+                        return
+                run += t
+            if mode == _SUM or mode == _SHARES:
+                state[0] += run >> _LIMB
+                state[1] += run & _MASK
+            if mode == _SHARES:
+                for j in range(u):
+                    cuda.atomic.add(acc, (0, members[idx[j]]), run >> _LIMB)
+                    cuda.atomic.add(acc, (1, members[idx[j]]), run & _MASK)
+            remaining -= 1
+            if remaining == 0:
+                return
+            if u == 0 or not next_upper(idx, u, count):
+                s += 1
+                while s <= k and binom[count, s - 1] == 0:
+                    s += 1
+                if s > k:
+                    return
+                u = s - 1
+                for j in range(u):
+                    idx[j] = j
+
+    @cuda.jit(device=True)
+    def reduce(red, tid):
+        """Tree reduction into column 0 of ``red``: sums of rows 0 and 1, the maximum of
+        row 2 (int) and of row 3 (float bits)."""
+        stride = threads // 2
+        while stride > 0:
+            if tid < stride:
+                red[0, tid] += red[0, tid + stride]
+                red[1, tid] += red[1, tid + stride]
+                red[2, tid] = max(red[2, tid], red[2, tid + stride])
+                if _float(red[3, tid + stride]) > _float(red[3, tid]):
+                    red[3, tid] = red[3, tid + stride]
+            cuda.syncthreads()
+            stride //= 2
+
+    @cuda.jit(device=True)
+    def node_sum(v, pos, candidates, scores, weights, top, offsets, binom, guess, members,
+                 info, red, idx, state, acc):
+        """Collective: the exact sum of ``v``'s allowed sets, as :func:`mcmc._node_sum`.
+        Leaves in ``info``: ``[0]`` the allowed slots, ``[1]``, ``[2]`` the limbs,
+        ``[3]`` e, ``[4]`` 1 in the own scale, ``[5]`` the shift's float bits."""
+        tid = cuda.threadIdx.x
+        if tid == 0:
+            count = 0
+            for q in range(candidates.shape[1]):
+                c = candidates[v, q]
+                if c >= 0 and pos[c] < pos[v]:
+                    members[count] = q
+                    count += 1
+            info[0] = count
+            info[3] = guess[v]
+            info[4] = 0
+            info[5] = _bits(top[v])
+        cuda.syncthreads()
+        count = info[0]
+        total = n_blocks(count, k, binom)
+        g0 = tid * total // threads
+        g1 = (tid + 1) * total // threads
+        row = weights[v]
+        srow = scores[v]
+        while True:  # at the guessed scale, then at the largest allowed weight's
+            e = info[3]
+            own = info[4] != 0
+            shift = _float(info[5])
+            factor = order_sums.scale(e)
+            for j in range(6):
+                state[j] = 0
+            if tid == 0:
+                w0 = weight(row, srow, own, shift, 0)
+                t0 = order_sums.term(w0, factor)
+                state[0] = t0 >> _LIMB
+                state[1] = t0 & _MASK
+                state[2] = order_sums.weight_bits(w0)
+            walk(_SUM, g0, g1, row, srow, own, shift, members, count, offsets, binom, factor,
+                 idx, acc, state)
+            red[0, tid] = state[0]
+            red[1, tid] = state[1]
+            red[2, tid] = state[2]
+            red[3, tid] = _bits(-math.inf)
+            cuda.syncthreads()
+            reduce(red, tid)
+            if tid == 0:
+                found = order_sums.exponent(red[2, 0])
+                info[1] = red[0, 0]
+                info[2] = red[1, 0]
+                info[6] = 1  # done
+                if not own:
+                    if found < order_sums.MIN_EXPONENT:
+                        info[6] = 2  # to the own scale
+                    elif found != e:
+                        info[3] = found
+                        guess[v] = found
+                        info[6] = 0
+            cuda.syncthreads()
+            decision = info[6]
+            cuda.syncthreads()
+            if decision == 1:
+                return
+            if decision == 2:  # the best allowed score is the own scale's shift
+                state[5] = _bits(srow[0]) if tid == 0 else _bits(-math.inf)
+                walk(_MAX, g0, g1, row, srow, False, 0.0, members, count, offsets, binom, 1.0,
+                     idx, acc, state)
+                red[0, tid] = 0
+                red[1, tid] = 0
+                red[2, tid] = 0
+                red[3, tid] = state[5]
+                cuda.syncthreads()
+                reduce(red, tid)
+                if tid == 0:
+                    info[3] = 0
+                    info[4] = 1
+                    info[5] = red[3, 0]
+                cuda.syncthreads()
+
+    @cuda.jit(device=True)
+    def node_score(v, pos, candidates, scores, weights, top, offsets, binom, guess, members,
+                   info, red, idx, state, acc):
+        """Collective: ``v``'s node score, returned to every thread."""
+        node_sum(v, pos, candidates, scores, weights, top, offsets, binom, guess, members,
+                 info, red, idx, state, acc)
+        if cuda.threadIdx.x == 0:
+            info[7] = _bits(order_sums.node_score(_float(info[5]), info[1], info[2], info[3]))
+        cuda.syncthreads()
+        score = _float(info[7])
+        cuda.syncthreads()
+        return score
+
+    @cuda.jit(device=True)
+    def sample_dags(uniforms, dags, pos, candidates, scores, weights, top, offsets, binom,
+                    subsets, guess, members, info, red, idx, state, acc, edge_counts,
+                    edge_given_order, batch):
+        """Collective: the DAGs and P(edge | order) of one kept order, as
+        :func:`mcmc._sample_dags`."""
+        tid = cuda.threadIdx.x
+        n = pos.shape[0]
+        for v in range(n):
+            node_sum(v, pos, candidates, scores, weights, top, offsets, binom, guess, members,
+                     info, red, idx, state, acc)
+            count = info[0]
+            e = info[3]
+            own = info[4] != 0
+            shift = _float(info[5])
+            factor = order_sums.scale(e)
+            row = weights[v]
+            srow = scores[v]
+            total_blocks = n_blocks(count, k, binom)
+            g0 = tid * total_blocks // threads
+            g1 = (tid + 1) * total_blocks // threads
+            for q in range(tid, slots, threads):
+                acc[0, q] = 0
+                acc[1, q] = 0
+            cuda.syncthreads()
+            for j in range(6):
+                state[j] = 0
+            walk(_SHARES, g0, g1, row, srow, own, shift, members, count, offsets, binom,
+                 factor, idx, acc, state)
+            cuda.syncthreads()
+            total = order_sums.limbs_value(info[1], info[2])
+            for q in range(tid, candidates.shape[1], threads):
+                if acc[0, q] > 0 or acc[1, q] > 0:
+                    edge_given_order[candidates[v, q], v] += order_sums.limbs_value(
+                        acc[0, q], acc[1, q]) / total
+            t0 = order_sums.term(weight(row, srow, own, shift, 0), factor)
+            # each thread's partial sum, in walk order; thread 0 finds each draw's range
+            for j in range(6):
+                state[j] = 0
+            walk(_SUM, g0, g1, row, srow, own, shift, members, count, offsets, binom, factor,
+                 idx, acc, state)
+            red[0, tid] = state[0]
+            red[1, tid] = state[1]
+            cuda.syncthreads()
+            if tid == 0:
+                for d in range(dags):
+                    target_hi, target_lo = order_sums.target_limbs(uniforms[d * n + v] * total)
+                    state[0] = t0 >> _LIMB
+                    state[1] = t0 & _MASK
+                    state[3] = target_hi
+                    state[4] = target_lo
+                    r = -1
+                    if t0 > 0 and (state[0] > target_hi or (state[0] == target_hi and
+                                                            state[1] > target_lo)):
+                        r = 0
+                    t = 0
+                    while r < 0 and t < threads:
+                        hi = state[0] + red[0, t] + ((state[1] + red[1, t]) >> _LIMB)
+                        lo = (state[1] + red[1, t]) & _MASK
+                        if hi > target_hi or (hi == target_hi and lo > target_lo):
+                            state[2] = -1
+                            walk(_FIND, t * total_blocks // threads,
+                                 (t + 1) * total_blocks // threads, row, srow, own, shift,
+                                 members, count, offsets, binom, factor, idx, acc, state)
+                            r = state[2]
+                            break
+                        state[0] = hi
+                        state[1] = lo
+                        t += 1
+                    if r < 0:  # rounding put the target past the end
+                        r = 0
+                        for x in range(scores.shape[1] - 1, 0, -1):
+                            if order_sums.term(weight(row, srow, own, shift, x), factor) > 0 \
+                                    and set_allowed(subsets, x, pos, candidates, v):
+                                r = x
+                                break
+                    for q in range(subsets.shape[1]):
+                        p = subsets[r, q]
+                        if p < 0:
+                            break
+                        edge_counts[candidates[v, p], v] += 1
+                        batch[v, p] += 1
+            cuda.syncthreads()
+
+    @cuda.jit(device=True)
+    def order_scores(order, pos, node_scores, candidates, scores, weights, top, offsets,
+                     binom, guess, members, info, red, idx, state, acc):
+        """Collective: positions and every node score of ``order``; returns the total."""
+        tid = cuda.threadIdx.x
+        n = order.shape[0]
+        for p in range(tid, n, threads):
+            pos[order[p]] = p
+        cuda.syncthreads()
+        for v in range(n):
+            x = node_score(v, pos, candidates, scores, weights, top, offsets, binom, guess,
+                           members, info, red, idx, state, acc)
+            if tid == 0:
+                node_scores[v] = x
+        cuda.syncthreads()
+        total = 0.0
+        for v in range(n):
+            total += node_scores[v]
+        return total
+
+    @cuda.jit
+    def advance(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
+                swap_uniforms, dag_uniforms, candidates, slots_of, scores, weights, top,
+                offsets, binom, subsets, orders, best_score, best_order, trace, proposed,
+                accepted, swaps_proposed, swaps_accepted, edge_counts, edge_given_order,
+                n_kept, batch_counts, positions, node_scores, totals, guesses, saved_order,
+                saved_scores, position_scores, todo):
+        """Iterations ``t0 .. t1 - 1`` of chain ``blockIdx.x``, as :func:`mcmc._chain`."""
+        c = cuda.blockIdx.x
+        tid = cuda.threadIdx.x
+        members = cuda.shared.array(slots, np.int64)
+        acc = cuda.shared.array((2, slots), np.int64)
+        red = cuda.shared.array((4, threads), np.int64)
+        info = cuda.shared.array(16, np.int64)
+        idx = cuda.local.array(uppers, np.int64)
+        state = cuda.local.array(6, np.int64)
+        replicas = orders.shape[1]
+        n = orders.shape[2]
+        guess = guesses[c]
+        for r in range(replicas):
+            x = order_scores(orders[c, r], positions[c, r], node_scores[c, r], candidates,
+                             scores, weights, top, offsets, binom, guess, members, info, red,
+                             idx, state, acc)
+            if tid == 0:
+                totals[c, r] = x
+        cuda.syncthreads()
+        first_round = (t0 + swap_every) // swap_every - 1
+        kept = 0
+        for t in range(t0, t1):
+            if n >= 2:
+                first = 4 * (t - t0)
+                for r in range(replicas):
+                    order = orders[c, r]
+                    pos = positions[c, r]
+                    scores_r = node_scores[c, r]
+                    u0 = move_uniforms[c, r, first]
+                    u1 = move_uniforms[c, r, first + 1]
+                    u2 = move_uniforms[c, r, first + 2]
+                    u3 = move_uniforms[c, r, first + 3]
+                    kind, i, j = order_moves.proposal(cum, u0, u1, u2, n)
+                    total = totals[c, r]
+                    took = False
+                    if kind == 3:
+                        total, took = gibbs_position(
+                            i, u3, betas[r], order, pos, scores_r, total, candidates,
+                            slots_of, scores, weights, top, offsets, binom, guess, members,
+                            info, red, idx, state, acc, saved_order[c], saved_scores[c],
+                            position_scores[c])
+                    else:
+                        total, took = move(
+                            kind, i, j, order_moves.log_uniform(u3), betas[r], order, pos,
+                            scores_r, total, candidates, slots_of, scores, weights, top,
+                            offsets, binom, guess, members, info, red, idx, state, acc,
+                            saved_order[c], saved_scores[c], todo[c])
+                    if tid == 0:
+                        totals[c, r] = total
+                        if r == 0:
+                            proposed[c, kind] += 1
+                            if took:
+                                accepted[c, kind] += 1
+                    cuda.syncthreads()
+                if tid == 0 and replicas > 1 and (t + 1) % swap_every == 0:
+                    s = (t + 1) // swap_every - 1
+                    for r in range(s % 2, replicas - 1, 2):
+                        log_u = order_moves.log_uniform(
+                            swap_uniforms[c, (s - first_round) * (replicas - 1) + r])
+                        swaps_proposed[c, r] += 1
+                        if totals[c, r + 1] > -math.inf and (
+                                totals[c, r] == -math.inf
+                                or log_u < (betas[r] - betas[r + 1]) * (
+                                    totals[c, r + 1] - totals[c, r])):
+                            for p in range(n):
+                                a = orders[c, r, p]
+                                orders[c, r, p] = orders[c, r + 1, p]
+                                orders[c, r + 1, p] = a
+                                a = positions[c, r, p]
+                                positions[c, r, p] = positions[c, r + 1, p]
+                                positions[c, r + 1, p] = a
+                                x = node_scores[c, r, p]
+                                node_scores[c, r, p] = node_scores[c, r + 1, p]
+                                node_scores[c, r + 1, p] = x
+                            x = totals[c, r]
+                            totals[c, r] = totals[c, r + 1]
+                            totals[c, r + 1] = x
+                            swaps_accepted[c, r] += 1
+                cuda.syncthreads()
+            if tid == 0:
+                trace[c, t] = totals[c, 0]
+                for r in range(replicas):
+                    if totals[c, r] > best_score[c]:
+                        best_score[c] = totals[c, r]
+                        for p in range(n):
+                            best_order[c, p] = orders[c, r, p]
+            keep = t >= burn_in and (t - burn_in) % thin == 0
+            if keep:
+                i = n_kept[c]
+                size = order_moves.batch_size(i)
+                merge = i > 0 and size != order_moves.batch_size(i - 1)
+                cuda.syncthreads()
+                if merge:  # pairs of batches merge where the batch size doubles: a cell each
+                    width = batch_counts.shape[3]
+                    for x in range(tid, batch_counts.shape[2] * width, threads):
+                        v = x // width
+                        q = x - v * width
+                        for b in range(batches):
+                            batch_counts[c, b, v, q] = (batch_counts[c, 2 * b, v, q]
+                                                        + batch_counts[c, 2 * b + 1, v, q])
+                        for b in range(batches, 2 * batches):
+                            batch_counts[c, b, v, q] = 0
+                    cuda.syncthreads()
+                sample_dags(dag_uniforms[c, kept * dags * n:(kept + 1) * dags * n], dags,
+                            positions[c, 0], candidates, scores, weights, top, offsets, binom,
+                            subsets, guess, members, info, red, idx, state, acc,
+                            edge_counts[c], edge_given_order[c], batch_counts[c, i // size])
+                if tid == 0:
+                    n_kept[c] += 1
+                kept += 1
+            cuda.syncthreads()
+
+    @cuda.jit(device=True)
+    def move(kind, i, j, log_u, beta, order, pos, node_scores, total, candidates, slots_of,
+             scores, weights, top, offsets, binom, guess, members, info, red, idx, state,
+             acc, saved_order, saved_scores, todo):
+        """Collective: as :func:`mcmc._move`; returns (the score now, accepted)."""
+        tid = cuda.threadIdx.x
+        lo = min(i, j)
+        hi = max(i, j)
+        a = order[i]
+        b = order[j]
+        cuda.syncthreads()
+        if tid == 0:
+            for p in range(lo, hi + 1):
+                saved_order[p] = order[p]
+            if kind < 2:
+                order[i] = b
+                order[j] = a
+            else:
+                if i < j:
+                    for p in range(i, j):
+                        order[p] = order[p + 1]
+                else:
+                    for p in range(i, j, -1):
+                        order[p] = order[p - 1]
+                order[j] = a
+            for p in range(lo, hi + 1):
+                pos[order[p]] = p
+            count = 0
+            for p in range(lo, hi + 1):
+                v = order[p]
+                saved_scores[p] = node_scores[v]
+                todo[2 * p] = guess[v]
+                if v == a or slots_of[a, v] >= 0 or (kind != 2 and (v == b
+                                                                   or slots_of[b, v] >= 0)):
+                    todo[2 * p + 1] = 1
+                    count += 1
+                else:
+                    todo[2 * p + 1] = 0
+        cuda.syncthreads()
+        for p in range(lo, hi + 1):
+            if todo[2 * p + 1] != 0:
+                v = order[p]
+                x = node_score(v, pos, candidates, scores, weights, top, offsets, binom,
+                               guess, members, info, red, idx, state, acc)
+                if tid == 0:
+                    node_scores[v] = x
+                cuda.syncthreads()
+        new_total = 0.0
+        for v in range(order.shape[0]):
+            new_total += node_scores[v]
+        took = new_total > -math.inf and (total == -math.inf
+                                          or log_u < beta * (new_total - total))
+        cuda.syncthreads()
+        if took:
+            return new_total, True
+        if tid == 0:
+            for p in range(lo, hi + 1):
+                node_scores[order[p]] = saved_scores[p]
+                guess[order[p]] = todo[2 * p]
+            for p in range(lo, hi + 1):
+                order[p] = saved_order[p]
+                pos[order[p]] = p
+        cuda.syncthreads()
+        return total, False
+
+    @cuda.jit(device=True)
+    def step_scores(v, step, end, order, pos, node_scores, candidates, slots_of, scores,
+                    weights, top, offsets, binom, guess, members, info, red, idx, state, acc,
+                    position_scores):
+        """Collective: as :func:`mcmc._step_scores`."""
+        tid = cuda.threadIdx.x
+        cuda.syncthreads()
+        j = pos[v]
+        cuda.syncthreads()
+        while j != end:
+            w = order[j + step]
+            cuda.syncthreads()
+            if tid == 0:
+                order[j + step] = v
+                order[j] = w
+                pos[v] = j + step
+                pos[w] = j
+            cuda.syncthreads()
+            if slots_of[w, v] >= 0:
+                x = node_score(v, pos, candidates, scores, weights, top, offsets, binom,
+                               guess, members, info, red, idx, state, acc)
+                if tid == 0:
+                    node_scores[v] = x
+            if slots_of[v, w] >= 0:
+                x = node_score(w, pos, candidates, scores, weights, top, offsets, binom,
+                               guess, members, info, red, idx, state, acc)
+                if tid == 0:
+                    node_scores[w] = x
+            j += step
+            cuda.syncthreads()
+            if tid == 0:
+                total = 0.0
+                for q in range(order.shape[0]):
+                    total += node_scores[q]
+                position_scores[j] = total
+            cuda.syncthreads()
+
+    @cuda.jit(device=True)
+    def gibbs_position(i, u, beta, order, pos, node_scores, total, candidates, slots_of,
+                       scores, weights, top, offsets, binom, guess, members, info, red, idx,
+                       state, acc, saved_order, saved_scores, position_scores):
+        """Collective: as :func:`mcmc._gibbs_position`."""
+        tid = cuda.threadIdx.x
+        n = order.shape[0]
+        v = order[i]
+        cuda.syncthreads()
+        if tid == 0:
+            for p in range(n):
+                saved_order[p] = order[p]
+                saved_scores[p] = node_scores[p]
+            position_scores[i] = total
+        cuda.syncthreads()
+        for side in range(2):
+            end = 0 if side == 0 else n - 1
+            step_scores(v, -1 if side == 0 else 1, end, order, pos, node_scores, candidates,
+                        slots_of, scores, weights, top, offsets, binom, guess, members, info,
+                        red, idx, state, acc, position_scores)
+            if tid == 0:
+                for p in range(n):
+                    order[p] = saved_order[p]
+                    node_scores[p] = saved_scores[p]
+                for p in range(n):
+                    pos[order[p]] = p
+            cuda.syncthreads()
+        if tid == 0:
+            info[8] = order_moves.gibbs_pick(position_scores, beta, u)
+        cuda.syncthreads()
+        j = info[8]
+        cuda.syncthreads()
+        if j == i:
+            return total, False
+        step_scores(v, -1 if j < i else 1, j, order, pos, node_scores, candidates, slots_of,
+                    scores, weights, top, offsets, binom, guess, members, info, red, idx,
+                    state, acc, position_scores)
+        new_total = 0.0
+        for q in range(n):
+            new_total += node_scores[q]
+        return new_total, True
+
+    return advance
+
+
+# -- the host side ---------------------------------------------------------------
+
+#: The chain state that :func:`tandem.bn.order_mcmc` keeps (and checkpoints), by name.
+STATE = ("orders", "best_score", "best_order", "trace", "proposed", "accepted",
+         "swaps_proposed", "swaps_accepted", "edge_counts", "edge_given_order", "n_kept",
+         "batch_counts")
+
+
+class DeviceChains:
+    """Chains on the GPU: the prepared table and the chains' state in device memory.
+
+    Parameters
+    ----------
+    kernel : tandem.bn.mcmc._Kernel
+        The prepared table.
+    state : dict of numpy.ndarray
+        The chains' state, as :func:`tandem.bn.order_mcmc` keeps it; :meth:`fetch`
+        writes it back.
+    threads : int, optional
+        Threads a chain (a power of two); default :data:`THREADS`, or
+        :data:`SMALL_THREADS` on a table of fewer than :data:`SMALL_TABLE` sets.
+    """
+
+    def __init__(self, kernel, state, threads=None):
+        if threads is None:
+            threads = THREADS if kernel.scores.shape[1] >= SMALL_TABLE else SMALL_THREADS
+        threads = int(threads)
+        if threads < 1 or threads & (threads - 1):
+            raise ValueError(f"threads must be a power of two, got {threads}")
+        chains, replicas, n = state["orders"].shape
+        m = kernel.candidates.shape[1]
+        k = kernel.subsets.shape[1]
+        self.threads = threads
+        self._advance = device_module().kernels(m, k, n, threads)
+        self._table = [cuda.to_device(np.ascontiguousarray(a)) for a in (
+            kernel.candidates, kernel.slots, kernel.scores, kernel.weights, kernel.top,
+            kernel.offsets, kernel.binom, kernel.subsets)]
+        self._state = {name: cuda.to_device(np.ascontiguousarray(state[name]))
+                       for name in STATE}
+        i8, f8 = np.int64, np.float64
+        self._scratch = [cuda.device_array((chains, replicas, n), i8),
+                         cuda.device_array((chains, replicas, n), f8),
+                         cuda.device_array((chains, replicas), f8),
+                         cuda.to_device(np.zeros((chains, n), i8)),
+                         cuda.device_array((chains, n), i8), cuda.device_array((chains, n), f8),
+                         cuda.device_array((chains, n), f8),
+                         cuda.device_array((chains, 2 * n), i8)]
+        self.chains = chains
+
+    @staticmethod
+    def table_bytes(kernel):
+        """The device memory the prepared table takes."""
+        return sum(a.nbytes for a in (kernel.candidates, kernel.slots, kernel.scores,
+                                      kernel.weights, kernel.top, kernel.offsets, kernel.binom,
+                                      kernel.subsets))
+
+    def advance(self, t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
+                swap_uniforms, dag_uniforms):
+        """Iterations ``t0 .. t1 - 1`` of every chain (waits for the device)."""
+        args = [np.int64(t0), np.int64(t1), np.int64(burn_in), np.int64(thin), np.int64(dags),
+                cuda.to_device(np.ascontiguousarray(cum)), np.int64(swap_every),
+                cuda.to_device(np.ascontiguousarray(betas))]
+        args += [cuda.to_device(np.ascontiguousarray(a)) for a in (move_uniforms,
+                                                                    swap_uniforms,
+                                                                    dag_uniforms)]
+        self._advance[self.chains, self.threads](*args, *self._table,
+                                                 *(self._state[name] for name in STATE),
+                                                 *self._scratch)
+        cuda.synchronize()
+
+    def fetch(self, state):
+        """Copy the chains' state back into the host arrays of ``state``."""
+        for name in STATE:
+            state[name][...] = self._state[name].copy_to_host()

@@ -1,0 +1,106 @@
+"""tandem.bn's CUDA kernels, run by Numba's CUDA simulator: score tables and order-MCMC
+chains equal to the CPU's bit for bit.
+
+``tests/conftest.py`` turns the simulator on (``NUMBA_ENABLE_CUDASIM=1``) unless
+``TANDEM_GPU=1``; it runs every thread in Python, so the tables are small and the
+chains short.  ``tests/gpu/test_bn_gpu.py`` checks the same on a real GPU, at size.
+"""
+
+import os
+
+import numpy as np
+import pytest
+from test_bn_exact import synthetic_table
+
+import tandem
+from tandem import bn
+from tandem.bn import cuda_mcmc, cuda_table, scores
+
+pytestmark = [pytest.mark.filterwarnings("ignore:overflow encountered"),
+              pytest.mark.skipif(os.environ.get("NUMBA_ENABLE_CUDASIM") != "1",
+                                 reason="the simulator is off (TANDEM_GPU=1: tests/gpu)")]
+
+
+def both_tables(data, **kwargs):
+    cpu = bn.score_table(data, progress=False, **kwargs)
+    gpu = bn.score_table(data, progress=False, device="cuda", **kwargs)
+    return cpu, gpu
+
+
+@pytest.mark.parametrize("score", ["bdeu", "k2", "bic"])
+def test_binary_kernel_tables_equal_the_cpu(score):
+    # asia: every column binary, so the kernel with every count in registers
+    data = bn.load_network("asia").sample(150, tandem.Philox(3))
+    cpu, gpu = both_tables(data, score=score, max_parents=3)
+    np.testing.assert_array_equal(gpu.scores, cpu.scores)
+
+
+def test_general_kernel_table_equals_the_cpu():
+    # child: arities 2 to 6, 60 rows for up to 216 configurations (pruned, and the
+    # CPU's sorted sparse branch), a candidate restriction with padding
+    data = bn.load_network("child").sample(60, tandem.Philox(4))
+    cpu, gpu = both_tables(data, max_parents=2, candidates=4)
+    assert np.isneginf(cpu.scores).any() or cpu.m == 4
+    np.testing.assert_array_equal(gpu.scores, cpu.scores)
+
+
+def test_bge_table_equals_the_cpu():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(40, 6))
+    x[:, 1] += x[:, 0]
+    cpu, gpu = both_tables(bn.Dataset.gaussian(x), score="bge", max_parents=3)
+    np.testing.assert_array_equal(gpu.scores, cpu.scores)
+
+
+def test_computed_lgammas_slices_and_a_file(tmp_path, monkeypatch):
+    # counts past the ratio table take lgamma64 on the device; 7 slices, the last
+    # partial; the table lands in a .npy file
+    monkeypatch.setattr(scores, "TABLE_ENTRIES", 64)
+    monkeypatch.setattr(cuda_table, "SLICE_ENTRIES", 40)
+    data = bn.load_network("survey").sample(300, tandem.Philox(5))
+    cpu = bn.score_table(data, max_parents=2, progress=False)
+    gpu = bn.score_table(data, max_parents=2, progress=False, device="cuda",
+                         out=tmp_path / "survey.npy")
+    assert scores.table_counts(len(scores.memo_alphas(scores.scorer(data), 2)), 300) < 301
+    np.testing.assert_array_equal(gpu.scores, cpu.scores)
+    assert os.listdir(tmp_path) == ["survey.npy"]
+
+
+@pytest.fixture
+def few_threads(monkeypatch):
+    monkeypatch.setattr(cuda_mcmc, "THREADS", 4)
+    monkeypatch.setattr(cuda_mcmc, "SMALL_THREADS", 4)
+
+
+CHAINS = [
+    # tempered replicas, every move, two DAGs an order
+    (lambda: synthetic_table(5, 2, 13),
+     dict(iterations=14, thin=3, burn_in=2, dags_per_order=2, temperatures=(1.0, 0.5),
+          swap_every=4, moves={"adjacent": 1, "transposition": 1, "relocate": 1,
+                               "gibbs_position": 0.5})),
+    # nodes far below their top: the own scale
+    (lambda: synthetic_table(5, 2, 12, strength=1000.0, noise=30.0),
+     dict(iterations=12, thin=2, burn_in=2)),
+    # sets of four parents: the generic blocks
+    (lambda: synthetic_table(7, 4, 3), dict(iterations=10, thin=2, burn_in=2)),
+]
+
+
+@pytest.mark.parametrize("make,kwargs", CHAINS, ids=["tempered", "own-scale", "k4"])
+def test_chains_equal_the_cpu(make, kwargs, few_threads):
+    table = make()
+    cpu = bn.order_mcmc(table, tandem.Philox(5), chains=2, progress=False, **kwargs)
+    gpu = bn.order_mcmc(table, tandem.Philox(5), chains=2, progress=False, device="cuda",
+                        **kwargs)
+    assert gpu == cpu
+
+
+def test_a_cpu_checkpoint_resumes_on_the_gpu(tmp_path, few_threads):
+    table = synthetic_table(5, 2, 13)
+    kwargs = dict(chains=2, thin=2, burn_in=4, progress=False)
+    whole = bn.order_mcmc(table, tandem.Philox(6), iterations=12, **kwargs)
+    path = tmp_path / "run.npz"
+    bn.order_mcmc(table, tandem.Philox(6), iterations=6, checkpoint=path, **kwargs)
+    resumed = bn.order_mcmc(table, tandem.Philox(6), iterations=12, resume=path,
+                            device="cuda", **kwargs)
+    assert resumed == whole
