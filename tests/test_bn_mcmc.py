@@ -356,6 +356,73 @@ def test_block_walks_sum_exactly():
                 assert int(shares[0, p]) * 2**order_sums.LIMB + int(shares[1, p]) == holding
 
 
+def test_holding_sums_are_the_incremental_rule():
+    # the terms of the sets that hold slot w, the others allowed: exactly the change of
+    # the full sum when w joins the allowed slots, and its largest weight
+    from tandem.bn import mcmc, order_sums
+
+    rng = np.random.default_rng(6)
+    for m, k in [(9, 4), (12, 3), (6, 2), (5, 1), (8, 5), (4, 0)]:
+        width = combinations.n_sets(m, k)
+        row = rng.random(width) * 0.5 ** rng.integers(0, 60, width)
+        offsets, binom = combinations.offsets(m, k), combinations.binomial_table(m, k)
+        _, subsets = combinations.subset_table(m, k)
+        idx = np.empty(max(k, 1), dtype=np.int64)
+        for _ in range(20):
+            flags = rng.random(m) < 0.6
+            w = int(rng.integers(m))
+            flags[w] = False
+            members = np.flatnonzero(flags).astype(np.int64)
+            holding = [r for r in range(width) if w in subsets[r]
+                       and all(flags[p] or p == w for p in subsets[r] if p >= 0)]
+            # the scale of a node whose largest allowed weight is at least these terms'
+            top = row[holding].max() if holding else 1.0
+            factor = order_sums.scale(min(int(np.floor(np.log2(top))) + int(rng.integers(0, 3)), 0))
+            hi, lo, largest = mcmc._holding_sum(row, offsets, binom, members, members.size, w,
+                                                k, idx, factor)
+            assert int(hi) * 2**order_sums.LIMB + int(lo) == sum(exact_terms(row[holding],
+                                                                            factor))
+            assert largest == (order_sums.weight_bits(row[holding].max()) if holding else 0)
+
+
+@pytest.mark.parametrize("n,k,strength", [(8, 3, 3.0), (7, 4, 3.0), (6, 2, 1000.0)],
+                         ids=["k3", "k4", "own-scale"])
+def test_incremental_rule_keeps_the_fresh_sums(n, k, strength):
+    # after every move, taken or not, each node's score and exact sum equal those of a
+    # fresh scoring of the order: the incremental rule changes no bit
+    from tandem.bn import mcmc
+
+    table = synthetic_table(n, k, 21, strength=strength, noise=30.0 if strength > 10 else 1.0)
+    kt = mcmc._Prepared(table).kernel
+    rng = np.random.default_rng(8)
+    order = rng.permutation(n).astype(np.int64)
+    node_scores = np.empty(n)
+    sums = np.empty((n, 3), dtype=np.int64)
+    pos = mcmc._order_node_sums(order, kt, node_scores, sums)
+    total = mcmc._total(node_scores)
+    scratch = mcmc._node_score_scratch(kt)
+    saved = (np.empty(n, dtype=np.int64), np.empty(n), np.empty((n, 3), dtype=np.int64))
+    cum = np.cumsum([0.3, 0.2, 0.3, 0.2])
+    taken = 0
+    for _ in range(300):
+        kind, i, j = mcmc.order_moves.proposal(cum, *rng.random(3), n)
+        u = rng.random()
+        if kind == 3:
+            total, took = mcmc._gibbs_position(i, u, 1.0, order, pos, node_scores, sums, total,
+                                               kt, scratch, *saved, np.empty(n))
+        else:
+            total, took = mcmc._move(kind, i, j, np.log(u), 1.0, order, pos, node_scores,
+                                     sums, total, kt, scratch, *saved)
+        taken += took
+        fresh_scores = np.empty(n)
+        fresh_sums = np.empty((n, 3), dtype=np.int64)
+        mcmc._order_node_sums(order, kt, fresh_scores, fresh_sums)
+        np.testing.assert_array_equal(node_scores, fresh_scores)
+        np.testing.assert_array_equal(sums, fresh_sums)
+        assert total == mcmc._total(fresh_scores)
+    assert 30 < taken < 300
+
+
 def run_sample_dags(kt, pos, uniforms, m, width):
     from tandem.bn import mcmc
 
@@ -546,10 +613,12 @@ def test_gibbs_position_draws_from_the_conditional_law(five):
         for q in range(grid):
             order = start.copy()
             node_scores = np.empty(5)
-            pos = mcmc._order_node_scores(order, kt, node_scores)
+            sums = np.empty((5, 3), dtype=np.int64)
+            pos = mcmc._order_node_sums(order, kt, node_scores, sums)
             total, moved = mcmc._gibbs_position(
-                i, (q + 0.5) / grid, 1.0, order, pos, node_scores, mcmc._total(node_scores),
-                kt, scratch, np.empty(5, dtype=np.int64), np.empty(5), np.empty(5))
+                i, (q + 0.5) / grid, 1.0, order, pos, node_scores, sums,
+                mcmc._total(node_scores), kt, scratch, np.empty(5, dtype=np.int64),
+                np.empty(5), np.empty((5, 3), dtype=np.int64), np.empty(5))
             j = int(np.flatnonzero(order == v)[0])
             assert moved == (j != i)
             assert [w for w in order if w != v] == rest

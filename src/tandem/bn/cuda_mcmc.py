@@ -32,7 +32,7 @@ import numpy as np
 from numba import cuda
 
 from .. import _twin
-from . import order_moves, order_sums
+from . import order_moves, order_sums, set_walks
 
 #: Threads per chain (a power of two) on a table of at least SMALL_TABLE sets a node;
 #: SMALL_THREADS on a smaller one, whose node sums are too short to share among more
@@ -43,7 +43,7 @@ SMALL_TABLE = 1 << 18
 
 _LIMB = order_sums.LIMB
 _MASK = order_sums.LIMB_MASK
-_ULP = 2.0**-53
+_OWN_SCALE = -(1 << 40)  # as mcmc._OWN_SCALE
 _SUM, _FIND, _SHARES, _MAX = 0, 1, 2, 3
 
 
@@ -68,19 +68,6 @@ def colex_unrank(index, u, count, binom, idx):
         idx[j] = lo
         rem -= binom[lo, j + 1]
         hi = lo - 1
-
-
-def next_upper(idx, u, count):
-    """Colex successor of the ``u`` indices ``idx`` into range(count); False after the last."""
-    j = 0
-    while j < u - 1 and idx[j] + 1 == idx[j + 1]:
-        j += 1
-    if j == u - 1 and idx[j] + 1 >= count:
-        return False
-    idx[j] += 1
-    for i in range(j):
-        idx[i] = i
-    return True
 
 
 def n_blocks(count, k, binom):
@@ -111,7 +98,7 @@ def set_allowed(subsets, r, pos, candidates, v):
     return True
 
 
-_DEVICE_FUNCTIONS = (colex_unrank, next_upper, n_blocks, weight, set_allowed)
+_DEVICE_FUNCTIONS = (colex_unrank, n_blocks, weight, set_allowed)
 
 
 def _bits(x):
@@ -131,6 +118,7 @@ def kernels(m, k, n, threads):
 
     order_sums.register_cuda()
     order_moves.register_cuda()
+    set_walks.register_cuda()
     if not config.ENABLE_CUDASIM:
         from numba.cuda.extending import register_jitable
 
@@ -202,7 +190,7 @@ def kernels(m, k, n, threads):
             remaining -= 1
             if remaining == 0:
                 return
-            if u == 0 or not next_upper(idx, u, count):
+            if u == 0 or not set_walks.next_upper(idx, u, count):
                 s += 1
                 while s <= k and binom[count, s - 1] == 0:
                     s += 1
@@ -228,25 +216,61 @@ def kernels(m, k, n, threads):
             stride //= 2
 
     @cuda.jit(device=True)
+    def list_members(v, pos, candidates, skip, members, red):
+        """Collective: the candidate slots of ``v`` that precede it (all but ``skip``), in
+        ascending order, into ``members``; returns their number.  A thread a slot, the
+        places by a prefix sum over the block (Hillis and Steele)."""
+        tid = cuda.threadIdx.x
+        width = candidates.shape[1]
+        before = pos[v]
+        count = 0
+        for start in range(0, width, threads):
+            q = start + tid
+            flag = 0
+            if q < width and q != skip:
+                c = candidates[v, q]
+                if c >= 0 and pos[c] < before:
+                    flag = 1
+            red[0, tid] = flag
+            cuda.syncthreads()
+            step = 1
+            while step < threads:
+                x = red[0, tid - step] if tid >= step else 0
+                cuda.syncthreads()
+                red[0, tid] += x
+                cuda.syncthreads()
+                step *= 2
+            if flag != 0:
+                members[count + red[0, tid] - 1] = q
+            count += red[0, threads - 1]
+            cuda.syncthreads()
+        return count
+
+    @cuda.jit(device=True)
+    def reduce_state(red, tid, state):
+        """Collective: every thread's limbs ``state[0:2]`` summed, and its largest
+        weight's bits ``state[2]`` maximised, into ``red[0:3, 0]``."""
+        red[0, tid] = state[0]
+        red[1, tid] = state[1]
+        red[2, tid] = state[2]
+        red[3, tid] = _bits(-math.inf)
+        cuda.syncthreads()
+        reduce(red, tid)
+
+    @cuda.jit(device=True)
     def node_sum(v, pos, candidates, scores, weights, top, offsets, binom, guess, members,
                  info, red, idx, state, acc):
         """Collective: the exact sum of ``v``'s allowed sets, as :func:`mcmc._node_sum`.
         Leaves in ``info``: ``[0]`` the allowed slots, ``[1]``, ``[2]`` the limbs,
         ``[3]`` e, ``[4]`` 1 in the own scale, ``[5]`` the shift's float bits."""
         tid = cuda.threadIdx.x
+        count = list_members(v, pos, candidates, -1, members, red)
         if tid == 0:
-            count = 0
-            for q in range(candidates.shape[1]):
-                c = candidates[v, q]
-                if c >= 0 and pos[c] < pos[v]:
-                    members[count] = q
-                    count += 1
             info[0] = count
             info[3] = guess[v]
             info[4] = 0
             info[5] = _bits(top[v])
         cuda.syncthreads()
-        count = info[0]
         total = n_blocks(count, k, binom)
         g0 = tid * total // threads
         g1 = (tid + 1) * total // threads
@@ -267,12 +291,7 @@ def kernels(m, k, n, threads):
                 state[2] = order_sums.weight_bits(w0)
             walk(_SUM, g0, g1, row, srow, own, shift, members, count, offsets, binom, factor,
                  idx, acc, state)
-            red[0, tid] = state[0]
-            red[1, tid] = state[1]
-            red[2, tid] = state[2]
-            red[3, tid] = _bits(-math.inf)
-            cuda.syncthreads()
-            reduce(red, tid)
+            reduce_state(red, tid, state)
             if tid == 0:
                 found = order_sums.exponent(red[2, 0])
                 info[1] = red[0, 0]
@@ -307,13 +326,145 @@ def kernels(m, k, n, threads):
                 cuda.syncthreads()
 
     @cuda.jit(device=True)
-    def node_score(v, pos, candidates, scores, weights, top, offsets, binom, guess, members,
-                   info, red, idx, state, acc):
-        """Collective: ``v``'s node score, returned to every thread."""
+    def node_score(v, pos, sums, candidates, scores, weights, top, offsets, binom, guess,
+                   members, info, red, idx, state, acc):
+        """Collective: ``v``'s node score, returned to every thread; its exact sum into
+        ``sums[v]``, as :func:`mcmc._node_score`."""
         node_sum(v, pos, candidates, scores, weights, top, offsets, binom, guess, members,
                  info, red, idx, state, acc)
         if cuda.threadIdx.x == 0:
             info[7] = _bits(order_sums.node_score(_float(info[5]), info[1], info[2], info[3]))
+            sums[v, 0] = info[1] + (info[2] >> _LIMB)
+            sums[v, 1] = info[2] & _MASK
+            sums[v, 2] = _OWN_SCALE if info[4] != 0 else info[3]
+        cuda.syncthreads()
+        score = _float(info[7])
+        cuda.syncthreads()
+        return score
+
+    @cuda.jit(device=True)
+    def holding_walk(g0, g1, row, members, count, w, below, offsets, binom, factor, idx,
+                     state):
+        """Blocks ``g0 .. g1 - 1`` of the sets that hold slot ``w`` and others of
+        ``members[:count]`` (``below`` of them under ``w``), as
+        :func:`mcmc._holding_sum` walks them (the singleton ``{w}`` aside): the
+        limbs into ``state[0:2]``, the largest weight's bits into ``state[2]``.  A
+        block fixes the upper others ``H`` (``u`` of them, sizes 0 to ``k - 2`` in
+        turn, colex order)."""
+        if g0 >= g1:
+            return
+        g = g0
+        u = 0
+        while u <= k - 2 and g >= binom[count, u]:
+            g -= binom[count, u]
+            u += 1
+        if u > k - 2:
+            return
+        colex_unrank(g, u, count, binom, idx)
+        remaining = g1 - g0
+        while True:
+            size = u + 2
+            run = np.int64(0)
+            n_low = below
+            base = offsets[2] + binom[w, 2]
+            n_high = count - below
+            high = offsets[2] + w
+            if u > 0:  # a < min(H, w), then w < a < H
+                h0 = idx[0]
+                n_low = min(h0, below)
+                n_high = h0 - below
+                base, high = set_walks.holding_bases(members, idx, u, w, offsets[size], binom)
+            for i in range(n_low):
+                x = row[base + members[i]]
+                state[2] = max(state[2], order_sums.weight_bits(x))
+                run += order_sums.term(x, factor)
+            for i in range(below, below + n_high):
+                x = row[high + binom[members[i], 2]]
+                state[2] = max(state[2], order_sums.weight_bits(x))
+                run += order_sums.term(x, factor)
+            state[0] += run >> _LIMB
+            state[1] += run & _MASK
+            remaining -= 1
+            if remaining == 0:
+                return
+            if u == 0 or not set_walks.next_upper(idx, u, count):
+                u += 1
+                while u <= k - 2 and binom[count, u] == 0:
+                    u += 1
+                if u > k - 2:
+                    return
+                for j in range(u):
+                    idx[j] = j
+
+    @cuda.jit(device=True)
+    def rescored(v, leaving, joining, pos, sums, candidates, slots_of, scores, weights, top,
+                 offsets, binom, guess, members, info, red, idx, state, acc):
+        """Collective: as :func:`mcmc._rescored`, the incremental rule; returns ``v``'s
+        node score to every thread."""
+        tid = cuda.threadIdx.x
+        e = sums[v, 2]
+        join = slots_of[joining, v] if joining >= 0 else -1
+        count = 0
+        if e != _OWN_SCALE:
+            count = list_members(v, pos, candidates, join, members, red)
+        if tid == 0:
+            info[9] = 0
+            if e != _OWN_SCALE:
+                info[9] = 1
+                info[0] = count
+                info[10] = slots_of[leaving, v] if leaving >= 0 else -1
+                info[11] = join
+                for side in range(2):
+                    below = 0
+                    while below < count and members[below] < info[10 + side]:
+                        below += 1
+                    info[12 + side] = below
+                info[14] = sums[v, 0]
+                info[15] = sums[v, 1]
+        cuda.syncthreads()
+        if info[9] != 0:
+            count = info[0]
+            factor = order_sums.scale(e)
+            row = weights[v]
+            total = n_blocks(count, k - 1, binom)
+            g0 = tid * total // threads
+            g1 = (tid + 1) * total // threads
+            for side in range(2):
+                slot = info[10 + side]
+                if slot >= 0 and info[9] != 0:
+                    state[0] = 0
+                    state[1] = 0
+                    state[2] = 0
+                    if tid == 0 and k >= 1:
+                        x = row[offsets[1] + slot]
+                        t = order_sums.term(x, factor)
+                        state[0] = t >> _LIMB
+                        state[1] = t & _MASK
+                        state[2] = order_sums.weight_bits(x)
+                    holding_walk(g0, g1, row, members, count, slot, info[12 + side], offsets,
+                                 binom, factor, idx, state)
+                    reduce_state(red, tid, state)
+                    if tid == 0:
+                        found = order_sums.exponent(red[2, 0])
+                        if found > e or (side == 0 and found == e):
+                            info[9] = 0  # the scale may change: score afresh
+                        elif side == 0:
+                            info[14] -= red[0, 0]
+                            info[15] -= red[1, 0]
+                        else:
+                            info[14] += red[0, 0]
+                            info[15] += red[1, 0]
+                    cuda.syncthreads()
+        if info[9] == 0:
+            cuda.syncthreads()
+            return node_score(v, pos, sums, candidates, scores, weights, top, offsets, binom,
+                              guess, members, info, red, idx, state, acc)
+        if tid == 0:
+            hi = info[14] + (info[15] >> _LIMB)
+            lo = info[15] & _MASK
+            sums[v, 0] = hi
+            sums[v, 1] = lo
+            info[7] = _bits(order_sums.node_score(top[v], hi, lo, e))
         cuda.syncthreads()
         score = _float(info[7])
         cuda.syncthreads()
@@ -404,7 +555,7 @@ def kernels(m, k, n, threads):
             cuda.syncthreads()
 
     @cuda.jit(device=True)
-    def order_scores(order, pos, node_scores, candidates, scores, weights, top, offsets,
+    def order_scores(order, pos, node_scores, sums, candidates, scores, weights, top, offsets,
                      binom, guess, members, info, red, idx, state, acc):
         """Collective: positions and every node score of ``order``; returns the total."""
         tid = cuda.threadIdx.x
@@ -413,8 +564,8 @@ def kernels(m, k, n, threads):
             pos[order[p]] = p
         cuda.syncthreads()
         for v in range(n):
-            x = node_score(v, pos, candidates, scores, weights, top, offsets, binom, guess,
-                           members, info, red, idx, state, acc)
+            x = node_score(v, pos, sums, candidates, scores, weights, top, offsets, binom,
+                           guess, members, info, red, idx, state, acc)
             if tid == 0:
                 node_scores[v] = x
         cuda.syncthreads()
@@ -429,23 +580,23 @@ def kernels(m, k, n, threads):
                 offsets, binom, subsets, orders, best_score, best_order, trace, proposed,
                 accepted, swaps_proposed, swaps_accepted, edge_counts, edge_given_order,
                 n_kept, batch_counts, positions, node_scores, totals, guesses, saved_order,
-                saved_scores, position_scores, todo):
+                saved_scores, position_scores, todo, sums, saved_sums):
         """Iterations ``t0 .. t1 - 1`` of chain ``blockIdx.x``, as :func:`mcmc._chain`."""
         c = cuda.blockIdx.x
         tid = cuda.threadIdx.x
         members = cuda.shared.array(slots, np.int64)
         acc = cuda.shared.array((2, slots), np.int64)
         red = cuda.shared.array((4, threads), np.int64)
-        info = cuda.shared.array(16, np.int64)
+        info = cuda.shared.array(16, np.int64)  # see node_sum, rescored
         idx = cuda.local.array(uppers, np.int64)
         state = cuda.local.array(6, np.int64)
         replicas = orders.shape[1]
         n = orders.shape[2]
         guess = guesses[c]
         for r in range(replicas):
-            x = order_scores(orders[c, r], positions[c, r], node_scores[c, r], candidates,
-                             scores, weights, top, offsets, binom, guess, members, info, red,
-                             idx, state, acc)
+            x = order_scores(orders[c, r], positions[c, r], node_scores[c, r], sums[c, r],
+                             candidates, scores, weights, top, offsets, binom, guess, members,
+                             info, red, idx, state, acc)
             if tid == 0:
                 totals[c, r] = x
         cuda.syncthreads()
@@ -467,16 +618,17 @@ def kernels(m, k, n, threads):
                     took = False
                     if kind == 3:
                         total, took = gibbs_position(
-                            i, u3, betas[r], order, pos, scores_r, total, candidates,
-                            slots_of, scores, weights, top, offsets, binom, guess, members,
-                            info, red, idx, state, acc, saved_order[c], saved_scores[c],
-                            position_scores[c])
+                            i, u3, betas[r], order, pos, scores_r, sums[c, r], total,
+                            candidates, slots_of, scores, weights, top, offsets, binom, guess,
+                            members, info, red, idx, state, acc, saved_order[c],
+                            saved_scores[c], saved_sums[c], position_scores[c])
                     else:
                         total, took = move(
                             kind, i, j, order_moves.log_uniform(u3), betas[r], order, pos,
-                            scores_r, total, candidates, slots_of, scores, weights, top,
-                            offsets, binom, guess, members, info, red, idx, state, acc,
-                            saved_order[c], saved_scores[c], todo[c])
+                            scores_r, sums[c, r], total, candidates, slots_of, scores,
+                            weights, top, offsets, binom, guess, members, info, red, idx,
+                            state, acc, saved_order[c], saved_scores[c], saved_sums[c],
+                            todo[c])
                     if tid == 0:
                         totals[c, r] = total
                         if r == 0:
@@ -504,6 +656,10 @@ def kernels(m, k, n, threads):
                                 x = node_scores[c, r, p]
                                 node_scores[c, r, p] = node_scores[c, r + 1, p]
                                 node_scores[c, r + 1, p] = x
+                                for q in range(3):
+                                    a = sums[c, r, p, q]
+                                    sums[c, r, p, q] = sums[c, r + 1, p, q]
+                                    sums[c, r + 1, p, q] = a
                             x = totals[c, r]
                             totals[c, r] = totals[c, r + 1]
                             totals[c, r + 1] = x
@@ -543,9 +699,9 @@ def kernels(m, k, n, threads):
             cuda.syncthreads()
 
     @cuda.jit(device=True)
-    def move(kind, i, j, log_u, beta, order, pos, node_scores, total, candidates, slots_of,
-             scores, weights, top, offsets, binom, guess, members, info, red, idx, state,
-             acc, saved_order, saved_scores, todo):
+    def move(kind, i, j, log_u, beta, order, pos, node_scores, sums, total, candidates,
+             slots_of, scores, weights, top, offsets, binom, guess, members, info, red, idx,
+             state, acc, saved_order, saved_scores, saved_sums, todo):
         """Collective: as :func:`mcmc._move`; returns (the score now, accepted)."""
         tid = cuda.threadIdx.x
         lo = min(i, j)
@@ -573,6 +729,8 @@ def kernels(m, k, n, threads):
             for p in range(lo, hi + 1):
                 v = order[p]
                 saved_scores[p] = node_scores[v]
+                for q in range(3):
+                    saved_sums[p, q] = sums[v, q]
                 todo[2 * p] = guess[v]
                 if v == a or slots_of[a, v] >= 0 or (kind != 2 and (v == b
                                                                    or slots_of[b, v] >= 0)):
@@ -581,11 +739,46 @@ def kernels(m, k, n, threads):
                 else:
                     todo[2 * p + 1] = 0
         cuda.syncthreads()
+        adjacent = hi - lo == 1
         for p in range(lo, hi + 1):
             if todo[2 * p + 1] != 0:
                 v = order[p]
-                x = node_score(v, pos, candidates, scores, weights, top, offsets, binom,
-                               guess, members, info, red, idx, state, acc)
+                # as mcmc._move_rescored: the incremental rule where one candidate joins
+                # or leaves v's predecessors
+                leaving = -1
+                joining = -1
+                fresh = False
+                if kind < 2:
+                    if v == a or v == b:
+                        fresh = not adjacent
+                        other = b if v == a else a
+                        if pos[v] > pos[other]:
+                            joining = other
+                        else:
+                            leaving = other
+                    elif i < j:
+                        leaving = a
+                        joining = b
+                    else:
+                        leaving = b
+                        joining = a
+                elif v == a:
+                    fresh = not adjacent
+                    if i < j:
+                        joining = b
+                    else:
+                        leaving = b
+                elif i < j:
+                    leaving = a
+                else:
+                    joining = a
+                if fresh:
+                    x = node_score(v, pos, sums, candidates, scores, weights, top, offsets,
+                                   binom, guess, members, info, red, idx, state, acc)
+                else:
+                    x = rescored(v, leaving, joining, pos, sums, candidates, slots_of, scores,
+                                 weights, top, offsets, binom, guess, members, info, red, idx,
+                                 state, acc)
                 if tid == 0:
                     node_scores[v] = x
                 cuda.syncthreads()
@@ -601,6 +794,8 @@ def kernels(m, k, n, threads):
             for p in range(lo, hi + 1):
                 node_scores[order[p]] = saved_scores[p]
                 guess[order[p]] = todo[2 * p]
+                for q in range(3):
+                    sums[order[p], q] = saved_sums[p, q]
             for p in range(lo, hi + 1):
                 order[p] = saved_order[p]
                 pos[order[p]] = p
@@ -608,7 +803,7 @@ def kernels(m, k, n, threads):
         return total, False
 
     @cuda.jit(device=True)
-    def step_scores(v, step, end, order, pos, node_scores, candidates, slots_of, scores,
+    def step_scores(v, step, end, order, pos, node_scores, sums, candidates, slots_of, scores,
                     weights, top, offsets, binom, guess, members, info, red, idx, state, acc,
                     position_scores):
         """Collective: as :func:`mcmc._step_scores`."""
@@ -625,14 +820,17 @@ def kernels(m, k, n, threads):
                 pos[v] = j + step
                 pos[w] = j
             cuda.syncthreads()
+            earlier = step < 0
             if slots_of[w, v] >= 0:
-                x = node_score(v, pos, candidates, scores, weights, top, offsets, binom,
-                               guess, members, info, red, idx, state, acc)
+                x = rescored(v, w if earlier else -1, -1 if earlier else w, pos, sums,
+                             candidates, slots_of, scores, weights, top, offsets, binom, guess,
+                             members, info, red, idx, state, acc)
                 if tid == 0:
                     node_scores[v] = x
             if slots_of[v, w] >= 0:
-                x = node_score(w, pos, candidates, scores, weights, top, offsets, binom,
-                               guess, members, info, red, idx, state, acc)
+                x = rescored(w, -1 if earlier else v, v if earlier else -1, pos, sums,
+                             candidates, slots_of, scores, weights, top, offsets, binom, guess,
+                             members, info, red, idx, state, acc)
                 if tid == 0:
                     node_scores[w] = x
             j += step
@@ -645,9 +843,9 @@ def kernels(m, k, n, threads):
             cuda.syncthreads()
 
     @cuda.jit(device=True)
-    def gibbs_position(i, u, beta, order, pos, node_scores, total, candidates, slots_of,
+    def gibbs_position(i, u, beta, order, pos, node_scores, sums, total, candidates, slots_of,
                        scores, weights, top, offsets, binom, guess, members, info, red, idx,
-                       state, acc, saved_order, saved_scores, position_scores):
+                       state, acc, saved_order, saved_scores, saved_sums, position_scores):
         """Collective: as :func:`mcmc._gibbs_position`."""
         tid = cuda.threadIdx.x
         n = order.shape[0]
@@ -657,17 +855,21 @@ def kernels(m, k, n, threads):
             for p in range(n):
                 saved_order[p] = order[p]
                 saved_scores[p] = node_scores[p]
+                for q in range(3):
+                    saved_sums[p, q] = sums[p, q]
             position_scores[i] = total
         cuda.syncthreads()
         for side in range(2):
             end = 0 if side == 0 else n - 1
-            step_scores(v, -1 if side == 0 else 1, end, order, pos, node_scores, candidates,
-                        slots_of, scores, weights, top, offsets, binom, guess, members, info,
-                        red, idx, state, acc, position_scores)
+            step_scores(v, -1 if side == 0 else 1, end, order, pos, node_scores, sums,
+                        candidates, slots_of, scores, weights, top, offsets, binom, guess,
+                        members, info, red, idx, state, acc, position_scores)
             if tid == 0:
                 for p in range(n):
                     order[p] = saved_order[p]
                     node_scores[p] = saved_scores[p]
+                    for q in range(3):
+                        sums[p, q] = saved_sums[p, q]
                 for p in range(n):
                     pos[order[p]] = p
             cuda.syncthreads()
@@ -678,9 +880,9 @@ def kernels(m, k, n, threads):
         cuda.syncthreads()
         if j == i:
             return total, False
-        step_scores(v, -1 if j < i else 1, j, order, pos, node_scores, candidates, slots_of,
-                    scores, weights, top, offsets, binom, guess, members, info, red, idx,
-                    state, acc, position_scores)
+        step_scores(v, -1 if j < i else 1, j, order, pos, node_scores, sums, candidates,
+                    slots_of, scores, weights, top, offsets, binom, guess, members, info, red,
+                    idx, state, acc, position_scores)
         new_total = 0.0
         for q in range(n):
             new_total += node_scores[q]
@@ -722,6 +924,13 @@ class DeviceChains:
         m = kernel.candidates.shape[1]
         k = kernel.subsets.shape[1]
         self.threads = threads
+        need = self.table_bytes(kernel) + 8 * chains * (replicas * (6 * n + 1) + 9 * n)
+        free, _ = cuda.current_context().get_memory_info()
+        if need > free:
+            raise MemoryError(f"order_mcmc on the GPU needs {need / 2**30:.2f} GiB of device "
+                              f"memory (the table's scores and weights, and the chains' state); "
+                              f"{free / 2**30:.2f} GiB are free: prune the table, restrict "
+                              f"its candidates or run on the CPU")
         self._advance = device_module().kernels(m, k, n, threads)
         self._table = [cuda.to_device(np.ascontiguousarray(a)) for a in (
             kernel.candidates, kernel.slots, kernel.scores, kernel.weights, kernel.top,
@@ -735,7 +944,9 @@ class DeviceChains:
                          cuda.to_device(np.zeros((chains, n), i8)),
                          cuda.device_array((chains, n), i8), cuda.device_array((chains, n), f8),
                          cuda.device_array((chains, n), f8),
-                         cuda.device_array((chains, 2 * n), i8)]
+                         cuda.device_array((chains, 2 * n), i8),
+                         cuda.device_array((chains, replicas, n, 3), i8),
+                         cuda.device_array((chains, n, 3), i8)]
         self.chains = chains
 
     @staticmethod

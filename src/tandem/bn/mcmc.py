@@ -58,13 +58,14 @@ import numpy as np
 from .. import _progress, core, parallel
 from ..distributions import random_at
 from ..stream import Stream
-from . import combinations, diagnostics, order_moves, order_sums, search
+from . import combinations, diagnostics, order_moves, order_sums, search, set_walks
 from .order_moves import BATCHES
 from .table import candidate_matrix, check_device, default_memory_limit
 
 core.register()
 order_sums.register()
 order_moves.register()
+set_walks.register()
 
 __all__ = ["order_mcmc", "OrderMCMCResult", "MOVES", "DEFAULT_MOVES", "BATCHES", "SE_MERGE",
            "SWAP_EVERY", "geometric_temperatures", "estimate_bytes"]
@@ -135,20 +136,6 @@ def _allowed(v, pos, candidates, flags, members):
         else:
             flags[q] = 0.0
     return count
-
-
-@numba.njit(cache=True)
-def _next_upper(idx, u, count):
-    """Colex successor of the ``u`` indices ``idx`` into range(count); False after the last."""
-    j = 0
-    while j < u - 1 and idx[j] + 1 == idx[j + 1]:
-        j += 1
-    if j == u - 1 and idx[j] + 1 >= count:
-        return False
-    idx[j] += 1
-    for i in range(j):
-        idx[i] = i
-    return True
 
 
 #: A block's terms (each below 2**52) are summed in one int64: blocks hold fewer than
@@ -279,7 +266,7 @@ def _blocks(mode, row, offsets, binom, flags, members, count, k, idx, factor, st
             if _visit(mode, row, base, uppers[0], flags, uppers, u, factor, state, best,
                       acc):
                 return
-            if not _next_upper(idx, u, count):
+            if not set_walks.next_upper(idx, u, count):
                 break
 
 
@@ -353,11 +340,72 @@ def _block_sum(row, offsets, binom, members, count, k, idx, factor, state):
                 hi += h
                 lo += l
                 largest = max(largest, g)
-            if not _next_upper(idx, u, count):
+            if not set_walks.next_upper(idx, u, count):
                 break
     state[0] = hi
     state[1] = lo
     state[2] = largest
+
+
+@numba.njit(cache=True)
+def _gathered_terms(row, base, binom, column, members, start, stop, factor):
+    """As :func:`_member_terms`, for the sets whose second position ``a =
+    members[start:stop]`` is free: ranks ``base + binom[a, column]``."""
+    run = np.int64(0)
+    largest = np.int64(0)
+    for i in range(start, stop):
+        w = row[base + binom[members[i], column]]
+        largest = max(largest, order_sums.weight_bits(w))
+        run += order_sums.term(w, factor)
+    return run >> _LIMB, run & _MASK, largest
+
+
+@numba.njit(cache=True)
+def _holding_sum(row, offsets, binom, members, count, w, k, idx, factor):
+    """The limbs and the largest weight's bits of the terms of the sets that hold slot
+    ``w`` and others of ``members[:count]`` (``w`` not among them): the change of a
+    node's sum when ``w`` joins or leaves its allowed candidates (the incremental
+    rule). By blocks as :func:`_block_sum`: the upper others ``H`` fixed, the lowest
+    other ``a`` free, below ``w`` (consecutive ranks) or between ``w`` and ``H``."""
+    if k == 0:
+        return np.int64(0), np.int64(0), np.int64(0)
+    below = 0  # members below w
+    while below < count and members[below] < w:
+        below += 1
+    x = row[offsets[1] + w]
+    hi = order_sums.term(x, factor)
+    lo = hi & _MASK
+    hi >>= _LIMB
+    largest = order_sums.weight_bits(x)
+    if k >= 2:  # {a, w}
+        h, l, g = _member_terms(row, offsets[2] + binom[w, 2], members, below, factor)
+        h2, l2, g2 = _gathered_terms(row, offsets[2] + w, binom, 2, members, below, count,
+                                     factor)
+        hi += h + h2
+        lo += l + l2
+        largest = max(largest, g, g2)
+    for s in range(3, k + 1):
+        u = s - 2  # the upper others
+        if u >= count:
+            break
+        for j in range(u):
+            idx[j] = j
+        while True:
+            h0 = idx[0]
+            if h0 > 0:
+                low, high = set_walks.holding_bases(members, idx, u, w, offsets[s], binom)
+                h, l, g = _member_terms(row, low, members, min(h0, below), factor)  # a < w
+                hi += h
+                lo += l
+                largest = max(largest, g)
+                if below < h0:  # w < a < H
+                    h, l, g = _gathered_terms(row, high, binom, 2, members, below, h0, factor)
+                    hi += h
+                    lo += l
+                    largest = max(largest, g)
+            if not set_walks.next_upper(idx, u, count):
+                break
+    return hi, lo, largest
 
 
 @numba.njit(cache=True)
@@ -446,12 +494,69 @@ def _node_sum(v, kt, count, scratch):
     return scaled, 0, shift
 
 
+#: ``sums[v, 2]`` of a node in its own scale, whose sum the incremental rule cannot change.
+_OWN_SCALE = np.int64(-(1 << 40))
+
+
 @numba.njit(cache=True)
-def _node_score(v, pos, kt, scratch):
+def _node_score(v, pos, kt, scratch, sums):
+    """``v``'s node score, its exact sum kept in ``sums[v] = (hi, lo, e)`` (the limbs
+    normalised, ``e`` :data:`_OWN_SCALE` in the node's own scale)."""
     flags, members, _, _, state, _, _, _, _ = scratch
     count = _allowed(v, pos, kt.candidates, flags, members)
     _, e, shift = _node_sum(v, kt, count, scratch)
+    sums[v, 0] = state[0] + (state[1] >> _LIMB)
+    sums[v, 1] = state[1] & _MASK
+    # the own scale's shift, the best allowed score, lies over 600 nats below the top
+    sums[v, 2] = e if shift == kt.top[v] else _OWN_SCALE
     return order_sums.node_score(shift, state[0], state[1], e)
+
+
+@numba.njit(cache=True)
+def _rescored(v, leaving, joining, pos, kt, scratch, sums):
+    """``v``'s node score after candidate ``leaving`` stops preceding it and ``joining``
+    starts to (nodes, or -1; ``pos`` is the new order), by the incremental rule: the
+    terms of the sets that hold ``leaving`` come off ``v``'s exact sum, those that
+    hold ``joining`` go on. The sum is the one that :func:`_node_score` would make
+    (integers, the same scale), so the score is the same bit for bit; where the scale
+    could change (the largest allowed weight leaves, or a larger one joins) or ``v``
+    is in its own scale, the node is scored afresh."""
+    e = sums[v, 2]
+    if e == _OWN_SCALE:
+        return _node_score(v, pos, kt, scratch, sums)
+    flags, members, idx, _, _, _, _, _, _ = scratch
+    count = _allowed(v, pos, kt.candidates, flags, members)
+    join = kt.slots[joining, v] if joining >= 0 else -1
+    if join >= 0:  # the others: the allowed candidates but the one joining
+        q = 0
+        while members[q] != join:
+            q += 1
+        for p in range(q, count - 1):
+            members[p] = members[p + 1]
+        count -= 1
+    k = kt.subsets.shape[1]
+    row = kt.weights[v]
+    factor = order_sums.scale(e)
+    hi = sums[v, 0]
+    lo = sums[v, 1]
+    leave = kt.slots[leaving, v] if leaving >= 0 else -1
+    if leave >= 0:
+        h, l, g = _holding_sum(row, kt.offsets, kt.binom, members, count, leave, k, idx,
+                               factor)
+        if order_sums.exponent(g) >= e:
+            return _node_score(v, pos, kt, scratch, sums)
+        hi -= h
+        lo -= l
+    if join >= 0:
+        h, l, g = _holding_sum(row, kt.offsets, kt.binom, members, count, join, k, idx,
+                               factor)
+        if order_sums.exponent(g) > e:
+            return _node_score(v, pos, kt, scratch, sums)
+        hi += h
+        lo += l
+    sums[v, 0] = hi + (lo >> _LIMB)
+    sums[v, 1] = lo & _MASK
+    return order_sums.node_score(kt.top[v], sums[v, 0], sums[v, 1], e)
 
 
 @numba.njit(cache=True)
@@ -468,15 +573,22 @@ def _node_score_scratch(kt):
 
 
 @numba.njit(cache=True)
-def _order_node_scores(order, kt, node_scores):
+def _order_node_sums(order, kt, node_scores, sums):
+    """The positions of ``order``, its node scores and their sums (:func:`_node_score`)."""
     n = order.shape[0]
     pos = np.empty(n, dtype=np.int64)
     for p in range(n):
         pos[order[p]] = p
     scratch = _node_score_scratch(kt)
     for v in range(n):
-        node_scores[v] = _node_score(v, pos, kt, scratch)
+        node_scores[v] = _node_score(v, pos, kt, scratch, sums)
     return pos
+
+
+@numba.njit(cache=True)
+def _order_node_scores(order, kt, node_scores):
+    return _order_node_sums(order, kt, node_scores,
+                            np.empty((order.shape[0], 3), dtype=np.int64))
 
 
 @numba.njit(cache=True)
@@ -576,8 +688,37 @@ def _last_allowed(row, factor, flags, subsets):
 
 
 @numba.njit(cache=True)
-def _move(kind, i, j, log_u, beta, order, pos, node_scores, total, kt, scratch, saved_order,
-          saved_scores):
+def _move_rescored(v, kind, i, j, a, b, pos, kt, scratch, sums):
+    """The node score of ``v``, in the range of a move of ``kind`` at ``i``, ``j`` that
+    ``pos`` shows made (``a``, ``b`` the nodes that were at ``i``, ``j``): by the
+    incremental rule where one candidate joins or leaves ``v``'s predecessors."""
+    adjacent = abs(i - j) == 1
+    if kind < 2:  # a and b swap; a node between loses the earlier, gains the later
+        if v == a or v == b:
+            if not adjacent:
+                return _node_score(v, pos, kt, scratch, sums)
+            other = b if v == a else a
+            if pos[v] > pos[other]:
+                return _rescored(v, -1, other, pos, kt, scratch, sums)
+            return _rescored(v, other, -1, pos, kt, scratch, sums)
+        if i < j:
+            return _rescored(v, a, b, pos, kt, scratch, sums)
+        return _rescored(v, b, a, pos, kt, scratch, sums)
+    # a relocates from i to j: the nodes between lose it (i < j) or gain it
+    if v == a:
+        if not adjacent:
+            return _node_score(v, pos, kt, scratch, sums)
+        if i < j:
+            return _rescored(v, -1, b, pos, kt, scratch, sums)
+        return _rescored(v, b, -1, pos, kt, scratch, sums)
+    if i < j:
+        return _rescored(v, a, -1, pos, kt, scratch, sums)
+    return _rescored(v, -1, a, pos, kt, scratch, sums)
+
+
+@numba.njit(cache=True)
+def _move(kind, i, j, log_u, beta, order, pos, node_scores, sums, total, kt, scratch,
+          saved_order, saved_scores, saved_sums):
     """Propose ``kind`` at positions ``i``, ``j`` and accept it when ``log_u`` lies below
     ``beta`` times the change of the order score; returns (the score now, accepted)."""
     lo = min(i, j)
@@ -603,15 +744,17 @@ def _move(kind, i, j, log_u, beta, order, pos, node_scores, total, kt, scratch, 
         v = order[p]
         saved_scores[p] = node_scores[v]
         saved_guesses[p] = guesses[v]
+        saved_sums[p] = sums[v]
         # a node between them keeps its score unless a moved node is its candidate
         if v == a or kt.slots[a, v] >= 0 or (kind != 2 and (v == b or kt.slots[b, v] >= 0)):
-            node_scores[v] = _node_score(v, pos, kt, scratch)
+            node_scores[v] = _move_rescored(v, kind, i, j, a, b, pos, kt, scratch, sums)
     new_total = _total(node_scores)
     if new_total > -np.inf and (total == -np.inf or log_u < beta * (new_total - total)):
         return new_total, True
     for p in range(lo, hi + 1):
         node_scores[order[p]] = saved_scores[p]
         guesses[order[p]] = saved_guesses[p]
+        sums[order[p]] = saved_sums[p]
     for p in range(lo, hi + 1):
         order[p] = saved_order[p]
         pos[order[p]] = p
@@ -619,10 +762,11 @@ def _move(kind, i, j, log_u, beta, order, pos, node_scores, total, kt, scratch, 
 
 
 @numba.njit(cache=True)
-def _step_scores(v, step, end, order, pos, node_scores, kt, scratch, position_scores):
+def _step_scores(v, step, end, order, pos, node_scores, sums, kt, scratch, position_scores):
     """Walk node ``v`` one position at a time by ``step`` (-1 or +1) up to ``end``,
-    rescoring ``v`` and the node it passes: ``position_scores[j]`` is the order
-    score with ``v`` at ``j``."""
+    rescoring ``v`` and the node it passes (each loses or gains the other, the
+    incremental rule): ``position_scores[j]`` is the order score with ``v`` at
+    ``j``."""
     j = pos[v]
     while j != end:
         w = order[j + step]
@@ -630,17 +774,20 @@ def _step_scores(v, step, end, order, pos, node_scores, kt, scratch, position_sc
         order[j] = w
         pos[v] = j + step
         pos[w] = j
+        earlier = step < 0
         if kt.slots[w, v] >= 0:
-            node_scores[v] = _node_score(v, pos, kt, scratch)
+            node_scores[v] = _rescored(v, w if earlier else -1, -1 if earlier else w, pos, kt,
+                                       scratch, sums)
         if kt.slots[v, w] >= 0:
-            node_scores[w] = _node_score(w, pos, kt, scratch)
+            node_scores[w] = _rescored(w, -1 if earlier else v, v if earlier else -1, pos, kt,
+                                       scratch, sums)
         j += step
         position_scores[j] = _total(node_scores)
 
 
 @numba.njit(cache=True)
-def _gibbs_position(i, u, beta, order, pos, node_scores, total, kt, scratch, saved_order,
-                    saved_scores, position_scores):
+def _gibbs_position(i, u, beta, order, pos, node_scores, sums, total, kt, scratch,
+                    saved_order, saved_scores, saved_sums, position_scores):
     """Move the node at position ``i`` to a position drawn from its conditional law,
     ``P(j) ∝ exp(beta S_j)`` over all ``n`` positions (``S_j`` the order score with
     the node at ``j`` and the others in their order): a Gibbs step, always taken.
@@ -650,28 +797,32 @@ def _gibbs_position(i, u, beta, order, pos, node_scores, total, kt, scratch, sav
     v = order[i]
     saved_order[:] = order
     saved_scores[:] = node_scores
+    saved_sums[:] = sums
     position_scores[i] = total
     for end in (0, n - 1):
-        _step_scores(v, -1 if end == 0 else 1, end, order, pos, node_scores, kt, scratch,
-                     position_scores)
+        _step_scores(v, -1 if end == 0 else 1, end, order, pos, node_scores, sums, kt,
+                     scratch, position_scores)
         order[:] = saved_order
         node_scores[:] = saved_scores
+        sums[:] = saved_sums
         for p in range(n):
             pos[order[p]] = p
     j = order_moves.gibbs_pick(position_scores, beta, u)
     if j == i:
         return total, False
-    _step_scores(v, -1 if j < i else 1, j, order, pos, node_scores, kt, scratch,
+    _step_scores(v, -1 if j < i else 1, j, order, pos, node_scores, sums, kt, scratch,
                  position_scores)
     return _total(node_scores), True
 
 
 @numba.njit(cache=True)
-def _swap_replicas(a, b, orders, positions, node_scores, totals):
+def _swap_replicas(a, b, orders, positions, node_scores, sums, totals):
     for p in range(orders.shape[1]):
         orders[a, p], orders[b, p] = orders[b, p], orders[a, p]
         positions[a, p], positions[b, p] = positions[b, p], positions[a, p]
         node_scores[a, p], node_scores[b, p] = node_scores[b, p], node_scores[a, p]
+        for q in range(3):
+            sums[a, p, q], sums[b, p, q] = sums[b, p, q], sums[a, p, q]
     totals[a], totals[b] = totals[b], totals[a]
 
 
@@ -687,14 +838,16 @@ def _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
     their orders (the deterministic even–odd scheme of Okabe et al. 2001)."""
     replicas, n = orders.shape
     node_scores = np.empty((replicas, n), dtype=np.float64)
+    sums = np.empty((replicas, n, 3), dtype=np.int64)
     positions = np.empty((replicas, n), dtype=np.int64)
     totals = np.empty(replicas, dtype=np.float64)
     for r in range(replicas):
-        positions[r] = _order_node_scores(orders[r], kt, node_scores[r])
+        positions[r] = _order_node_sums(orders[r], kt, node_scores[r], sums[r])
         totals[r] = _total(node_scores[r])
     scratch = _node_score_scratch(kt)
     saved_order = np.empty(n, dtype=np.int64)
     saved_scores = np.empty(n, dtype=np.float64)
+    saved_sums = np.empty((n, 3), dtype=np.int64)
     position_scores = np.empty(n, dtype=np.float64)
     first_round = (t0 + swap_every) // swap_every - 1
     kept = 0
@@ -706,14 +859,16 @@ def _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
                 kind, i, j = order_moves.proposal(cum, u[0], u[1], u[2], n)
                 if kind == 3:
                     totals[r], took = _gibbs_position(i, u[3], betas[r], orders[r],
-                                                      positions[r], node_scores[r], totals[r],
-                                                      kt, scratch, saved_order, saved_scores,
+                                                      positions[r], node_scores[r], sums[r],
+                                                      totals[r], kt, scratch, saved_order,
+                                                      saved_scores, saved_sums,
                                                       position_scores)
                 else:
                     # in (0, 1], so that its log is finite: exact, as u is a multiple of 2**-53
-                    totals[r], took = _move(kind, i, j, order_moves.log_uniform(u[3]), betas[r],
-                                            orders[r], positions[r], node_scores[r], totals[r],
-                                            kt, scratch, saved_order, saved_scores)
+                    totals[r], took = _move(kind, i, j, order_moves.log_uniform(u[3]),
+                                            betas[r], orders[r], positions[r], node_scores[r],
+                                            sums[r], totals[r], kt, scratch, saved_order,
+                                            saved_scores, saved_sums)
                 if r == 0:
                     proposed[kind] += 1
                     if took:
@@ -721,12 +876,14 @@ def _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
             if replicas > 1 and (t + 1) % swap_every == 0:
                 s = (t + 1) // swap_every - 1
                 for r in range(s % 2, replicas - 1, 2):
-                    log_u = order_moves.log_uniform(swap_uniforms[(s - first_round) * (replicas - 1) + r])
+                    log_u = order_moves.log_uniform(
+                        swap_uniforms[(s - first_round) * (replicas - 1) + r])
                     swaps_proposed[r] += 1
                     if totals[r + 1] > -np.inf and (
                             totals[r] == -np.inf
                             or log_u < (betas[r] - betas[r + 1]) * (totals[r + 1] - totals[r])):
-                        _swap_replicas(r, r + 1, orders, positions, node_scores, totals)
+                        _swap_replicas(r, r + 1, orders, positions, node_scores, sums,
+                                       totals)
                         swaps_accepted[r] += 1
         trace[t] = totals[0]
         for r in range(replicas):

@@ -136,7 +136,8 @@ def bge_score(consts, rmat, child, parents, n_parents, family, work):
     return fma(consts[n_parents, 2], log_det(rmat, family, n_parents + 1, work), s)
 
 
-_FUNCTIONS = (dirichlet, alpha_row, lgamma_ratio, count_log, config_term, bic_penalty, log_det, bge_score)
+_FUNCTIONS = (dirichlet, alpha_row, lgamma_ratio, count_log, config_term, bic_penalty, log_det,
+              bge_score)
 
 
 def register():

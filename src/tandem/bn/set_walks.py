@@ -1,0 +1,68 @@
+"""The steps of the walks over a node's allowed parent sets that both devices take.
+
+Plain Python on scalars, called by :mod:`tandem.bn.mcmc` on the CPU and by
+:mod:`tandem.bn.cuda_mcmc` on a GPU (through a copy registered with
+numba-cuda alone), so that the two walk the same sets in the same order.
+
+A set of candidate slots ``x_0 < x_1 < ...`` has the colex rank
+``sum_i C(x_i, i + 1)`` within its size; ``binom[c, j]`` is ``C(c, j)``.
+"""
+
+
+def next_upper(idx, u, count):
+    """Colex successor of the ``u`` indices ``idx`` into range(count); False after the last."""
+    j = 0
+    while j < u - 1 and idx[j] + 1 == idx[j + 1]:
+        j += 1
+    if j == u - 1 and idx[j] + 1 >= count:
+        return False
+    idx[j] += 1
+    for i in range(j):
+        idx[i] = i
+    return True
+
+
+def holding_bases(members, idx, u, w, first, binom):
+    """The rank bases of the sets ``{a, w} + H``, ``H`` the ``u >= 1`` upper slots
+    ``members[idx[:u]]``, ``a`` a slot below ``H``, ``first`` the offset of their size:
+    ``(low, high)``, so that the rank is ``low + a`` for ``a < w`` and ``high +
+    binom[a, 2]`` for ``w < a``."""
+    low = first
+    high = first + w
+    below = 0  # the slots of H under w
+    for j in range(u):
+        x = members[idx[j]]
+        high += binom[x, j + 3]
+        if x < w:
+            low += binom[x, j + 2]
+            below += 1
+        else:
+            low += binom[x, j + 3]
+    return low + binom[w, below + 2], high
+
+
+_FUNCTIONS = (next_upper, holding_bases)
+
+
+def register():
+    """Make these functions callable from Numba-compiled CPU code (idempotent)."""
+    from .. import core
+
+    if not getattr(register, "done", False):
+        for fn in _FUNCTIONS:
+            core.jitable_cpu(fn)
+        register.done = True
+
+
+def register_cuda():
+    """Make these functions callable from ``numba.cuda.jit`` code: call it on
+    ``tandem._twin.module("bn.set_walks")``."""
+    from numba import config
+
+    if getattr(register_cuda, "done", False) or config.ENABLE_CUDASIM:
+        return
+    from numba.cuda.extending import register_jitable
+
+    for fn in _FUNCTIONS:
+        register_jitable(fn)
+    register_cuda.done = True
