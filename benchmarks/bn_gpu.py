@@ -109,21 +109,29 @@ def mcmc_row(name, k, gpu_chains, gpu_iterations, cpu_chains, cpu_iterations, fo
     root = tandem.Philox(1)
     run = dict(progress=False, thin=10)
     bn.order_mcmc(table, root, chains=2, iterations=2, device="cuda", **run)  # compiles
-    t0 = time.perf_counter()
-    gpu = bn.order_mcmc(table, root, chains=gpu_chains, iterations=gpu_iterations,
-                        device="cuda", **run)
-    t_gpu = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    cpu = bn.order_mcmc(table, root, chains=cpu_chains, iterations=cpu_iterations, **run)
-    t_cpu = time.perf_counter() - t0
+
+    def timed(**kwargs):
+        t0 = time.perf_counter()
+        result = bn.order_mcmc(table, root, **run, **kwargs)
+        return result, time.perf_counter() - t0
+
+    # the set-up alone (the weights, the device's copies, the result): no iterations
+    _, setup_gpu = timed(chains=gpu_chains, iterations=0, device="cuda")
+    gpu, t_gpu = timed(chains=gpu_chains, iterations=gpu_iterations, device="cuda")
+    _, setup_cpu = timed(chains=cpu_chains, iterations=0)
+    cpu, t_cpu = timed(chains=cpu_chains, iterations=cpu_iterations)
     shown = min(gpu_chains, cpu_chains)
     same = min(gpu_iterations, cpu_iterations)
     equal = bool(np.array_equal(gpu.traces[:shown, :same], cpu.traces[:shown, :same]))
     return {"network": name, "nodes": data.n_vars, "k": k, "sets": table.n_sets,
             "gpu_chains": gpu_chains, "gpu_iterations": gpu_iterations,
             "gpu_rate": gpu_chains * gpu_iterations / t_gpu, "gpu_s": t_gpu,
+            "gpu_net": gpu_chains * gpu_iterations / max(t_gpu - setup_gpu, 1e-9),
+            "setup_gpu": setup_gpu,
             "cpu_chains": cpu_chains, "cpu_iterations": cpu_iterations,
-            "cpu_rate": cpu_chains * cpu_iterations / t_cpu, "cpu_s": t_cpu, "equal": equal}
+            "cpu_rate": cpu_chains * cpu_iterations / t_cpu, "cpu_s": t_cpu,
+            "cpu_net": cpu_chains * cpu_iterations / max(t_cpu - setup_cpu, 1e-9),
+            "setup_cpu": setup_cpu, "equal": equal}
 
 
 def mcmc_rows(args):
@@ -135,8 +143,9 @@ def mcmc_rows(args):
                            progress=False)
     bn.order_mcmc(small, tandem.Philox(1), chains=1, iterations=30, progress=False)  # compiles
     header = ("| network | nodes | k | sets a node | GPU chains x iterations | GPU s | "
-              "GPU iterations/s | CPU chains x iterations | CPU s | CPU iterations/s | "
-              "GPU / CPU | equal |")
+              "GPU set-up s | GPU iterations/s | net of set-up | CPU chains x iterations | "
+              "CPU s | CPU set-up s | CPU iterations/s | net of set-up | GPU / CPU | "
+              "net GPU / CPU | equal |")
     print(header)
     print("| " + " | ".join(["---"] * (header.count("|") - 1)) + " |")
     for spec in args.mcmc.split(","):
@@ -144,8 +153,10 @@ def mcmc_rows(args):
         r = mcmc_row(name, int(k), int(gc), int(gi), int(cc), int(ci), args.networks)
         print(f"| {r['network']} | {r['nodes']} | {r['k']} | {r['sets']:,} | "
               f"{r['gpu_chains']} x {r['gpu_iterations']:,} | {r['gpu_s']:.1f} | "
-              f"{r['gpu_rate']:,.0f} | {r['cpu_chains']} x {r['cpu_iterations']:,} | "
-              f"{r['cpu_s']:.1f} | {r['cpu_rate']:,.0f} | {r['gpu_rate'] / r['cpu_rate']:.0f}x | "
+              f"{r['setup_gpu']:.1f} | {r['gpu_rate']:,.3g} | {r['gpu_net']:,.3g} | "
+              f"{r['cpu_chains']} x {r['cpu_iterations']:,} | {r['cpu_s']:.1f} | "
+              f"{r['setup_cpu']:.1f} | {r['cpu_rate']:,.3g} | {r['cpu_net']:,.3g} | "
+              f"{r['gpu_rate'] / r['cpu_rate']:.2g}x | {r['gpu_net'] / r['cpu_net']:.2g}x | "
               f"{r['equal']} |", flush=True)
 
 

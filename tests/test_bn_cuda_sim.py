@@ -104,3 +104,15 @@ def test_a_cpu_checkpoint_resumes_on_the_gpu(tmp_path, few_threads):
     resumed = bn.order_mcmc(table, tandem.Philox(6), iterations=12, resume=path,
                             device="cuda", **kwargs)
     assert resumed == whole
+
+
+def test_chains_past_the_device_memory_are_refused(monkeypatch, few_threads):
+    table = synthetic_table(5, 2, 13)
+    class Small:  # a device with 1 KiB free
+        def get_memory_info(self):
+            return 1 << 10, 1 << 10
+
+    monkeypatch.setattr(cuda_mcmc.cuda, "current_context", lambda: Small())
+    with pytest.raises(MemoryError, match="GiB of device memory"):
+        bn.order_mcmc(table, tandem.Philox(5), chains=2, iterations=4, progress=False,
+                      device="cuda")

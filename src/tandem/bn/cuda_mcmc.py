@@ -924,11 +924,13 @@ class DeviceChains:
         m = kernel.candidates.shape[1]
         k = kernel.subsets.shape[1]
         self.threads = threads
-        need = self.table_bytes(kernel) + 8 * chains * (replicas * (6 * n + 1) + 9 * n)
+        need = (self.table_bytes(kernel) + sum(state[name].nbytes for name in STATE)
+                + 8 * chains * (replicas * (6 * n + 1) + 9 * n))
         free, _ = cuda.current_context().get_memory_info()
         if need > free:
             raise MemoryError(f"order_mcmc on the GPU needs {need / 2**30:.2f} GiB of device "
-                              f"memory (the table's scores and weights, and the chains' state); "
+                              f"memory (the table's scores and weights, and the chains' state "
+                              f"and scratch); "
                               f"{free / 2**30:.2f} GiB are free: prune the table, restrict "
                               f"its candidates or run on the CPU")
         self._advance = device_module().kernels(m, k, n, threads)
