@@ -248,12 +248,13 @@ def kernels(m, k, n, threads):
 
     @cuda.jit(device=True)
     def reduce_state(red, tid, state):
-        """Collective: every thread's limbs ``state[0:2]`` summed, and its largest
-        weight's bits ``state[2]`` maximised, into ``red[0:3, 0]``."""
+        """Collective: every thread's limbs ``state[0:2]`` summed, its largest weight's
+        bits ``state[2]`` and largest score ``state[5]`` (float bits) maximised, into
+        ``red[0:4, 0]``."""
         red[0, tid] = state[0]
         red[1, tid] = state[1]
         red[2, tid] = state[2]
-        red[3, tid] = _bits(-math.inf)
+        red[3, tid] = state[5]
         cuda.syncthreads()
         reduce(red, tid)
 
@@ -276,54 +277,52 @@ def kernels(m, k, n, threads):
         g1 = (tid + 1) * total // threads
         row = weights[v]
         srow = scores[v]
-        while True:  # at the guessed scale, then at the largest allowed weight's
+        mode = _SUM
+        # one walk, so that the kernel holds one copy of it: sums at the guessed scale,
+        # then at the largest allowed weight's; in the own scale, the best allowed score
+        # (_MAX) first
+        while True:
             e = info[3]
             own = info[4] != 0
             shift = _float(info[5])
-            factor = order_sums.scale(e)
+            factor = order_sums.scale(e) if mode == _SUM else 1.0
             for j in range(6):
                 state[j] = 0
-            if tid == 0:
+            if mode == _MAX:
+                state[5] = _bits(srow[0]) if tid == 0 else _bits(-math.inf)
+            elif tid == 0:
                 w0 = weight(row, srow, own, shift, 0)
                 t0 = order_sums.term(w0, factor)
                 state[0] = t0 >> _LIMB
                 state[1] = t0 & _MASK
                 state[2] = order_sums.weight_bits(w0)
-            walk(_SUM, g0, g1, row, srow, own, shift, members, count, offsets, binom, factor,
+            walk(mode, g0, g1, row, srow, own, shift, members, count, offsets, binom, factor,
                  idx, acc, state)
             reduce_state(red, tid, state)
             if tid == 0:
-                found = order_sums.exponent(red[2, 0])
-                info[1] = red[0, 0]
-                info[2] = red[1, 0]
                 info[6] = 1  # done
-                if not own:
-                    if found < order_sums.MIN_EXPONENT:
-                        info[6] = 2  # to the own scale
-                    elif found != e:
-                        info[3] = found
-                        guess[v] = found
-                        info[6] = 0
+                if mode == _MAX:
+                    info[3] = 0
+                    info[4] = 1
+                    info[5] = red[3, 0]
+                    info[6] = 0
+                else:
+                    found = order_sums.exponent(red[2, 0])
+                    info[1] = red[0, 0]
+                    info[2] = red[1, 0]
+                    if not own:
+                        if found < order_sums.MIN_EXPONENT:
+                            info[6] = 2  # to the own scale
+                        elif found != e:
+                            info[3] = found
+                            guess[v] = found
+                            info[6] = 0
             cuda.syncthreads()
             decision = info[6]
             cuda.syncthreads()
             if decision == 1:
                 return
-            if decision == 2:  # the best allowed score is the own scale's shift
-                state[5] = _bits(srow[0]) if tid == 0 else _bits(-math.inf)
-                walk(_MAX, g0, g1, row, srow, False, 0.0, members, count, offsets, binom, 1.0,
-                     idx, acc, state)
-                red[0, tid] = 0
-                red[1, tid] = 0
-                red[2, tid] = 0
-                red[3, tid] = state[5]
-                cuda.syncthreads()
-                reduce(red, tid)
-                if tid == 0:
-                    info[3] = 0
-                    info[4] = 1
-                    info[5] = red[3, 0]
-                cuda.syncthreads()
+            mode = _MAX if decision == 2 else _SUM
 
     @cuda.jit(device=True)
     def node_score(v, pos, sums, candidates, scores, weights, top, offsets, binom, guess,
@@ -397,12 +396,15 @@ def kernels(m, k, n, threads):
                     idx[j] = j
 
     @cuda.jit(device=True)
-    def rescored(v, leaving, joining, pos, sums, candidates, slots_of, scores, weights, top,
-                 offsets, binom, guess, members, info, red, idx, state, acc):
-        """Collective: as :func:`mcmc._rescored`, the incremental rule; returns ``v``'s
-        node score to every thread."""
+    def rescored(v, leaving, joining, fresh, pos, sums, candidates, slots_of, scores, weights,
+                 top, offsets, binom, guess, members, info, red, idx, state, acc):
+        """Collective: as :func:`mcmc._rescored`, the incremental rule (:func:`node_score`
+        where ``fresh``); returns ``v``'s node score to every thread.  Every node score
+        of the kernel goes through here or :func:`sample_dags`: each call site is a
+        copy of the code, and a kernel larger than the instruction caches waits on
+        its fetches."""
         tid = cuda.threadIdx.x
-        e = sums[v, 2]
+        e = _OWN_SCALE if fresh else sums[v, 2]
         join = slots_of[joining, v] if joining >= 0 else -1
         count = 0
         if e != _OWN_SCALE:
@@ -435,6 +437,7 @@ def kernels(m, k, n, threads):
                     state[0] = 0
                     state[1] = 0
                     state[2] = 0
+                    state[5] = _bits(-math.inf)
                     if tid == 0 and k >= 1:
                         x = row[offsets[1] + slot]
                         t = order_sums.term(x, factor)
@@ -555,8 +558,8 @@ def kernels(m, k, n, threads):
             cuda.syncthreads()
 
     @cuda.jit(device=True)
-    def order_scores(order, pos, node_scores, sums, candidates, scores, weights, top, offsets,
-                     binom, guess, members, info, red, idx, state, acc):
+    def order_scores(order, pos, node_scores, sums, candidates, slots_of, scores, weights, top,
+                     offsets, binom, guess, members, info, red, idx, state, acc):
         """Collective: positions and every node score of ``order``; returns the total."""
         tid = cuda.threadIdx.x
         n = order.shape[0]
@@ -564,8 +567,8 @@ def kernels(m, k, n, threads):
             pos[order[p]] = p
         cuda.syncthreads()
         for v in range(n):
-            x = node_score(v, pos, sums, candidates, scores, weights, top, offsets, binom,
-                           guess, members, info, red, idx, state, acc)
+            x = rescored(v, -1, -1, True, pos, sums, candidates, slots_of, scores, weights,
+                         top, offsets, binom, guess, members, info, red, idx, state, acc)
             if tid == 0:
                 node_scores[v] = x
         cuda.syncthreads()
@@ -595,8 +598,8 @@ def kernels(m, k, n, threads):
         guess = guesses[c]
         for r in range(replicas):
             x = order_scores(orders[c, r], positions[c, r], node_scores[c, r], sums[c, r],
-                             candidates, scores, weights, top, offsets, binom, guess, members,
-                             info, red, idx, state, acc)
+                             candidates, slots_of, scores, weights, top, offsets, binom, guess,
+                             members, info, red, idx, state, acc)
             if tid == 0:
                 totals[c, r] = x
         cuda.syncthreads()
@@ -772,13 +775,9 @@ def kernels(m, k, n, threads):
                     leaving = a
                 else:
                     joining = a
-                if fresh:
-                    x = node_score(v, pos, sums, candidates, scores, weights, top, offsets,
-                                   binom, guess, members, info, red, idx, state, acc)
-                else:
-                    x = rescored(v, leaving, joining, pos, sums, candidates, slots_of, scores,
-                                 weights, top, offsets, binom, guess, members, info, red, idx,
-                                 state, acc)
+                x = rescored(v, leaving, joining, fresh, pos, sums, candidates, slots_of,
+                             scores, weights, top, offsets, binom, guess, members, info, red,
+                             idx, state, acc)
                 if tid == 0:
                     node_scores[v] = x
                 cuda.syncthreads()
@@ -820,19 +819,18 @@ def kernels(m, k, n, threads):
                 pos[v] = j + step
                 pos[w] = j
             cuda.syncthreads()
-            earlier = step < 0
-            if slots_of[w, v] >= 0:
-                x = rescored(v, w if earlier else -1, -1 if earlier else w, pos, sums,
-                             candidates, slots_of, scores, weights, top, offsets, binom, guess,
-                             members, info, red, idx, state, acc)
-                if tid == 0:
-                    node_scores[v] = x
-            if slots_of[v, w] >= 0:
-                x = rescored(w, -1 if earlier else v, v if earlier else -1, pos, sums,
-                             candidates, slots_of, scores, weights, top, offsets, binom, guess,
-                             members, info, red, idx, state, acc)
-                if tid == 0:
-                    node_scores[w] = x
+            # v loses w moving earlier, gains it moving later; w the other way round
+            for side in range(2):
+                x = v if side == 0 else w
+                other = w if side == 0 else v
+                if slots_of[other, x] >= 0:
+                    losing = (step < 0) == (side == 0)
+                    score = rescored(x, other if losing else -1, -1 if losing else other,
+                                     False, pos, sums, candidates, slots_of, scores, weights,
+                                     top, offsets, binom, guess, members, info, red, idx,
+                                     state, acc)
+                    if tid == 0:
+                        node_scores[x] = score
             j += step
             cuda.syncthreads()
             if tid == 0:
@@ -859,30 +857,32 @@ def kernels(m, k, n, threads):
                     saved_sums[p, q] = sums[p, q]
             position_scores[i] = total
         cuda.syncthreads()
-        for side in range(2):
-            end = 0 if side == 0 else n - 1
-            step_scores(v, -1 if side == 0 else 1, end, order, pos, node_scores, sums,
+        j = i
+        # phases 0 and 1 walk v to either end and put the order back; phase 2 walks it
+        # to the position drawn (one call site of step_scores: see rescored)
+        for phase in range(3):
+            if phase == 2:
+                if tid == 0:
+                    info[8] = order_moves.gibbs_pick(position_scores, beta, u)
+                cuda.syncthreads()
+                j = info[8]
+                cuda.syncthreads()
+                if j == i:
+                    return total, False
+            end = 0 if phase == 0 else (n - 1 if phase == 1 else j)
+            step_scores(v, -1 if end < i else 1, end, order, pos, node_scores, sums,
                         candidates, slots_of, scores, weights, top, offsets, binom, guess,
                         members, info, red, idx, state, acc, position_scores)
-            if tid == 0:
-                for p in range(n):
-                    order[p] = saved_order[p]
-                    node_scores[p] = saved_scores[p]
-                    for q in range(3):
-                        sums[p, q] = saved_sums[p, q]
-                for p in range(n):
-                    pos[order[p]] = p
-            cuda.syncthreads()
-        if tid == 0:
-            info[8] = order_moves.gibbs_pick(position_scores, beta, u)
-        cuda.syncthreads()
-        j = info[8]
-        cuda.syncthreads()
-        if j == i:
-            return total, False
-        step_scores(v, -1 if j < i else 1, j, order, pos, node_scores, sums, candidates,
-                    slots_of, scores, weights, top, offsets, binom, guess, members, info, red,
-                    idx, state, acc, position_scores)
+            if phase < 2:
+                if tid == 0:
+                    for p in range(n):
+                        order[p] = saved_order[p]
+                        node_scores[p] = saved_scores[p]
+                        for q in range(3):
+                            sums[p, q] = saved_sums[p, q]
+                    for p in range(n):
+                        pos[order[p]] = p
+                cuda.syncthreads()
         new_total = 0.0
         for q in range(n):
             new_total += node_scores[q]
