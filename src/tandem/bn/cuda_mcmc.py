@@ -52,24 +52,6 @@ def device_module():
     return _twin.module("bn.cuda_mcmc")
 
 
-def colex_unrank(index, u, count, binom, idx):
-    """The ``index``-th ``u``-subset of ``range(count)`` in colex order, into ``idx[:u]``."""
-    rem = index
-    hi = count - 1
-    for j in range(u - 1, -1, -1):
-        lo = j
-        top = hi
-        while lo < top:
-            mid = (lo + top + 1) // 2
-            if binom[mid, j + 1] <= rem:
-                lo = mid
-            else:
-                top = mid - 1
-        idx[j] = lo
-        rem -= binom[lo, j + 1]
-        hi = lo - 1
-
-
 def n_blocks(count, k, binom):
     """The blocks of a node with ``count`` allowed slots: ``C(count, s - 1)`` of size ``s``
     for ``s = 1 .. k``."""
@@ -98,7 +80,7 @@ def set_allowed(subsets, r, pos, candidates, v):
     return True
 
 
-_DEVICE_FUNCTIONS = (colex_unrank, n_blocks, weight, set_allowed)
+_DEVICE_FUNCTIONS = (n_blocks, weight, set_allowed)
 
 
 def _bits(x):
@@ -148,7 +130,7 @@ def kernels(m, k, n, threads):
         if s > k:
             return
         u = s - 1
-        colex_unrank(g, u, count, binom, idx)
+        set_walks.colex_unrank(g, u, count, binom, idx)
         remaining = g1 - g0
         while True:
             n_low = idx[0] if u > 0 else count
@@ -359,7 +341,7 @@ def kernels(m, k, n, threads):
             u += 1
         if u > k - 2:
             return
-        colex_unrank(g, u, count, binom, idx)
+        set_walks.colex_unrank(g, u, count, binom, idx)
         remaining = g1 - g0
         while True:
             size = u + 2
@@ -742,39 +724,10 @@ def kernels(m, k, n, threads):
                 else:
                     todo[2 * p + 1] = 0
         cuda.syncthreads()
-        adjacent = hi - lo == 1
         for p in range(lo, hi + 1):
             if todo[2 * p + 1] != 0:
                 v = order[p]
-                # as mcmc._move_rescored: the incremental rule where one candidate joins
-                # or leaves v's predecessors
-                leaving = -1
-                joining = -1
-                fresh = False
-                if kind < 2:
-                    if v == a or v == b:
-                        fresh = not adjacent
-                        other = b if v == a else a
-                        if pos[v] > pos[other]:
-                            joining = other
-                        else:
-                            leaving = other
-                    elif i < j:
-                        leaving = a
-                        joining = b
-                    else:
-                        leaving = b
-                        joining = a
-                elif v == a:
-                    fresh = not adjacent
-                    if i < j:
-                        joining = b
-                    else:
-                        leaving = b
-                elif i < j:
-                    leaving = a
-                else:
-                    joining = a
+                leaving, joining, fresh = order_moves.move_rescoring(kind, i, j, v, a, b, pos)
                 x = rescored(v, leaving, joining, fresh, pos, sums, candidates, slots_of,
                              scores, weights, top, offsets, binom, guess, members, info, red,
                              idx, state, acc)

@@ -35,7 +35,7 @@ import numpy as np
 from numba import cuda
 
 from .. import _twin
-from . import terms
+from . import set_walks, terms
 
 #: Threads per block of the table kernels.
 THREADS = 128
@@ -87,20 +87,7 @@ def unrank(rank, m, k, binom, offsets, out):
     size = 0
     while size < k and offsets[size + 1] <= rank:
         size += 1
-    rem = rank - offsets[size]
-    hi = m - 1
-    for j in range(size - 1, -1, -1):
-        lo = j  # the largest c in [j, hi] with C(c, j + 1) <= rem; C(j, j + 1) = 0
-        top = hi
-        while lo < top:
-            mid = (lo + top + 1) // 2
-            if binom[mid, j + 1] <= rem:
-                lo = mid
-            else:
-                top = mid - 1
-        out[j] = lo
-        rem -= binom[lo, j + 1]
-        hi = lo - 1
+    set_walks.colex_unrank(rank - offsets[size], size, m, binom, out)
     return size
 
 
@@ -143,6 +130,7 @@ def kernels(max_parents, max_arity):
     from numba import config
 
     terms.register_cuda()
+    set_walks.register_cuda()
     if not config.ENABLE_CUDASIM:
         from numba.cuda.extending import register_jitable
 

@@ -691,29 +691,12 @@ def _last_allowed(row, factor, flags, subsets):
 def _move_rescored(v, kind, i, j, a, b, pos, kt, scratch, sums):
     """The node score of ``v``, in the range of a move of ``kind`` at ``i``, ``j`` that
     ``pos`` shows made (``a``, ``b`` the nodes that were at ``i``, ``j``): by the
-    incremental rule where one candidate joins or leaves ``v``'s predecessors."""
-    adjacent = abs(i - j) == 1
-    if kind < 2:  # a and b swap; a node between loses the earlier, gains the later
-        if v == a or v == b:
-            if not adjacent:
-                return _node_score(v, pos, kt, scratch, sums)
-            other = b if v == a else a
-            if pos[v] > pos[other]:
-                return _rescored(v, -1, other, pos, kt, scratch, sums)
-            return _rescored(v, other, -1, pos, kt, scratch, sums)
-        if i < j:
-            return _rescored(v, a, b, pos, kt, scratch, sums)
-        return _rescored(v, b, a, pos, kt, scratch, sums)
-    # a relocates from i to j: the nodes between lose it (i < j) or gain it
-    if v == a:
-        if not adjacent:
-            return _node_score(v, pos, kt, scratch, sums)
-        if i < j:
-            return _rescored(v, -1, b, pos, kt, scratch, sums)
-        return _rescored(v, b, -1, pos, kt, scratch, sums)
-    if i < j:
-        return _rescored(v, a, -1, pos, kt, scratch, sums)
-    return _rescored(v, -1, a, pos, kt, scratch, sums)
+    incremental rule where one candidate joins or leaves ``v``'s predecessors
+    (:func:`tandem.bn.order_moves.move_rescoring`)."""
+    leaving, joining, fresh = order_moves.move_rescoring(kind, i, j, v, a, b, pos)
+    if fresh:
+        return _node_score(v, pos, kt, scratch, sums)
+    return _rescored(v, leaving, joining, pos, kt, scratch, sums)
 
 
 @numba.njit(cache=True)

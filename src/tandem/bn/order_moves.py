@@ -42,6 +42,35 @@ def proposal(cum, u_kind, u_i, u_j, n):
     return kind, i, j
 
 
+def move_rescoring(kind, i, j, v, a, b, pos):
+    """How node ``v``, in the range of a move of ``kind`` at ``i``, ``j`` (``a``, ``b``
+    the nodes that were there; ``pos`` the positions after the move), is rescored:
+    ``(leaving, joining, fresh)``, the candidate that stops preceding ``v`` and the
+    one that starts to (nodes, or -1) for the incremental rule, or ``fresh`` where
+    more than one changes (a moved node that passes several others).
+
+    A swap (``kind`` 0 or 1): a node between loses the earlier, gains the later; a
+    relocation of ``a``: the nodes between lose it (``i < j``) or gain it.
+    """
+    adjacent = abs(i - j) == 1
+    if kind < 2:
+        if v == a or v == b:
+            other = b if v == a else a
+            if pos[v] > pos[other]:
+                return -1, other, not adjacent
+            return other, -1, not adjacent
+        if i < j:
+            return a, b, False
+        return b, a, False
+    if v == a:
+        if i < j:
+            return -1, b, not adjacent
+        return b, -1, not adjacent
+    if i < j:
+        return a, -1, False
+    return -1, a, False
+
+
 def batch_size(i):
     """The batch size in effect when kept order ``i`` (from 0) is added: the least power
     of two ``s`` with ``i // s < 2 BATCHES``."""
@@ -78,7 +107,7 @@ def gibbs_pick(position_scores, beta, u):
     return j
 
 
-_FUNCTIONS = (proposal, batch_size, log_uniform, gibbs_pick)
+_FUNCTIONS = (proposal, move_rescoring, batch_size, log_uniform, gibbs_pick)
 
 
 def register():

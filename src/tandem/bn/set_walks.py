@@ -22,6 +22,26 @@ def next_upper(idx, u, count):
     return True
 
 
+def colex_unrank(index, u, count, binom, idx):
+    """The ``index``-th ``u``-subset of ``range(count)`` in colex order, into ``idx[:u]``:
+    each member the largest ``c`` with ``C(c, j + 1)`` at most what is left, by a
+    binary search in a column of ``binom``."""
+    rem = index
+    hi = count - 1
+    for j in range(u - 1, -1, -1):
+        lo = j  # C(j, j + 1) = 0
+        top = hi
+        while lo < top:
+            mid = (lo + top + 1) // 2
+            if binom[mid, j + 1] <= rem:
+                lo = mid
+            else:
+                top = mid - 1
+        idx[j] = lo
+        rem -= binom[lo, j + 1]
+        hi = lo - 1
+
+
 def holding_bases(members, idx, u, w, first, binom):
     """The rank bases of the sets ``{a, w} + H``, ``H`` the ``u >= 1`` upper slots
     ``members[idx[:u]]``, ``a`` a slot below ``H``, ``first`` the offset of their size:
@@ -41,7 +61,7 @@ def holding_bases(members, idx, u, w, first, binom):
     return low + binom[w, below + 2], high
 
 
-_FUNCTIONS = (next_upper, holding_bases)
+_FUNCTIONS = (next_upper, colex_unrank, holding_bases)
 
 
 def register():
