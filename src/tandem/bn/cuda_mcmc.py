@@ -697,19 +697,7 @@ def kernels(m, k, n, threads):
         if tid == 0:
             for p in range(lo, hi + 1):
                 saved_order[p] = order[p]
-            if kind < 2:
-                order[i] = b
-                order[j] = a
-            else:
-                if i < j:
-                    for p in range(i, j):
-                        order[p] = order[p + 1]
-                else:
-                    for p in range(i, j, -1):
-                        order[p] = order[p - 1]
-                order[j] = a
-            for p in range(lo, hi + 1):
-                pos[order[p]] = p
+            order_moves.apply_move(kind, i, j, order, pos)
             count = 0
             for p in range(lo, hi + 1):
                 v = order[p]

@@ -708,19 +708,7 @@ def _move(kind, i, j, log_u, beta, order, pos, node_scores, sums, total, kt, scr
     hi = max(i, j)
     for p in range(lo, hi + 1):
         saved_order[p] = order[p]
-    if kind < 2:
-        order[i], order[j] = order[j], order[i]
-    else:
-        node = order[i]
-        if i < j:
-            for p in range(i, j):
-                order[p] = order[p + 1]
-        else:
-            for p in range(i, j, -1):
-                order[p] = order[p - 1]
-        order[j] = node
-    for p in range(lo, hi + 1):
-        pos[order[p]] = p
+    order_moves.apply_move(kind, i, j, order, pos)
     guesses, saved_guesses = scratch[6], scratch[8]
     a, b = saved_order[i], saved_order[j]  # the nodes proposed to move
     for p in range(lo, hi + 1):

@@ -42,6 +42,27 @@ def proposal(cum, u_kind, u_i, u_j, n):
     return kind, i, j
 
 
+def apply_move(kind, i, j, order, pos):
+    """Make the move ``kind`` at positions ``i``, ``j`` in ``order`` and its positions
+    ``pos``: a swap of the two (``kind`` 0 or 1), or the node at ``i`` moved to
+    ``j`` with the nodes between shifted by one (``kind`` 2)."""
+    if kind < 2:
+        node = order[i]
+        order[i] = order[j]
+        order[j] = node
+    else:
+        node = order[i]
+        if i < j:
+            for p in range(i, j):
+                order[p] = order[p + 1]
+        else:
+            for p in range(i, j, -1):
+                order[p] = order[p - 1]
+        order[j] = node
+    for p in range(min(i, j), max(i, j) + 1):
+        pos[order[p]] = p
+
+
 def move_rescoring(kind, i, j, v, a, b, pos):
     """How node ``v``, in the range of a move of ``kind`` at ``i``, ``j`` (``a``, ``b``
     the nodes that were there; ``pos`` the positions after the move), is rescored:
@@ -107,7 +128,7 @@ def gibbs_pick(position_scores, beta, u):
     return j
 
 
-_FUNCTIONS = (proposal, move_rescoring, batch_size, log_uniform, gibbs_pick)
+_FUNCTIONS = (proposal, apply_move, move_rescoring, batch_size, log_uniform, gibbs_pick)
 
 
 def register():
