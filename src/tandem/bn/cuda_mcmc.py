@@ -43,7 +43,7 @@ SMALL_TABLE = 1 << 18
 
 _LIMB = order_sums.LIMB
 _MASK = order_sums.LIMB_MASK
-_OWN_SCALE = -(1 << 40)  # as mcmc._OWN_SCALE
+_OWN_SCALE = order_sums.OWN_SCALE
 _SUM, _FIND, _SHARES, _MAX = 0, 1, 2, 3
 
 
@@ -315,8 +315,7 @@ def kernels(m, k, n, threads):
                  info, red, idx, state, acc)
         if cuda.threadIdx.x == 0:
             info[7] = _bits(order_sums.node_score(_float(info[5]), info[1], info[2], info[3]))
-            sums[v, 0] = info[1] + (info[2] >> _LIMB)
-            sums[v, 1] = info[2] & _MASK
+            sums[v, 0], sums[v, 1] = order_sums.normalised(info[1], info[2])
             sums[v, 2] = _OWN_SCALE if info[4] != 0 else info[3]
         cuda.syncthreads()
         score = _float(info[7])
@@ -445,8 +444,7 @@ def kernels(m, k, n, threads):
             return node_score(v, pos, sums, candidates, scores, weights, top, offsets, binom,
                               guess, members, info, red, idx, state, acc)
         if tid == 0:
-            hi = info[14] + (info[15] >> _LIMB)
-            lo = info[15] & _MASK
+            hi, lo = order_sums.normalised(info[14], info[15])
             sums[v, 0] = hi
             sums[v, 1] = lo
             info[7] = _bits(order_sums.node_score(top[v], hi, lo, e))
@@ -782,6 +780,15 @@ def kernels(m, k, n, threads):
             cuda.syncthreads()
 
     @cuda.jit(device=True)
+    def copy_order(order, node_scores, sums, to_order, to_scores, to_sums):
+        """An order, its node scores and their sums, copied (by one thread)."""
+        for p in range(order.shape[0]):
+            to_order[p] = order[p]
+            to_scores[p] = node_scores[p]
+            for q in range(3):
+                to_sums[p, q] = sums[p, q]
+
+    @cuda.jit(device=True)
     def gibbs_position(i, u, beta, order, pos, node_scores, sums, total, candidates, slots_of,
                        scores, weights, top, offsets, binom, guess, members, info, red, idx,
                        state, acc, saved_order, saved_scores, saved_sums, position_scores):
@@ -791,11 +798,7 @@ def kernels(m, k, n, threads):
         v = order[i]
         cuda.syncthreads()
         if tid == 0:
-            for p in range(n):
-                saved_order[p] = order[p]
-                saved_scores[p] = node_scores[p]
-                for q in range(3):
-                    saved_sums[p, q] = sums[p, q]
+            copy_order(order, node_scores, sums, saved_order, saved_scores, saved_sums)
             position_scores[i] = total
         cuda.syncthreads()
         j = i
@@ -816,11 +819,7 @@ def kernels(m, k, n, threads):
                         members, info, red, idx, state, acc, position_scores)
             if phase < 2:
                 if tid == 0:
-                    for p in range(n):
-                        order[p] = saved_order[p]
-                        node_scores[p] = saved_scores[p]
-                        for q in range(3):
-                            sums[p, q] = saved_sums[p, q]
+                    copy_order(saved_order, saved_scores, saved_sums, order, node_scores, sums)
                     for p in range(n):
                         pos[order[p]] = p
                 cuda.syncthreads()

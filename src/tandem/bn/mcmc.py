@@ -494,21 +494,16 @@ def _node_sum(v, kt, count, scratch):
     return scaled, 0, shift
 
 
-#: ``sums[v, 2]`` of a node in its own scale, whose sum the incremental rule cannot change.
-_OWN_SCALE = np.int64(-(1 << 40))
-
-
 @numba.njit(cache=True)
 def _node_score(v, pos, kt, scratch, sums):
     """``v``'s node score, its exact sum kept in ``sums[v] = (hi, lo, e)`` (the limbs
-    normalised, ``e`` :data:`_OWN_SCALE` in the node's own scale)."""
+    normalised, ``e`` :data:`tandem.bn.order_sums.OWN_SCALE` in the node's own scale)."""
     flags, members, _, _, state, _, _, _, _ = scratch
     count = _allowed(v, pos, kt.candidates, flags, members)
     _, e, shift = _node_sum(v, kt, count, scratch)
-    sums[v, 0] = state[0] + (state[1] >> _LIMB)
-    sums[v, 1] = state[1] & _MASK
+    sums[v, 0], sums[v, 1] = order_sums.normalised(state[0], state[1])
     # the own scale's shift, the best allowed score, lies over 600 nats below the top
-    sums[v, 2] = e if shift == kt.top[v] else _OWN_SCALE
+    sums[v, 2] = e if shift == kt.top[v] else order_sums.OWN_SCALE
     return order_sums.node_score(shift, state[0], state[1], e)
 
 
@@ -522,7 +517,7 @@ def _rescored(v, leaving, joining, pos, kt, scratch, sums):
     could change (the largest allowed weight leaves, or a larger one joins) or ``v``
     is in its own scale, the node is scored afresh."""
     e = sums[v, 2]
-    if e == _OWN_SCALE:
+    if e == order_sums.OWN_SCALE:
         return _node_score(v, pos, kt, scratch, sums)
     flags, members, idx, _, _, _, _, _, _ = scratch
     count = _allowed(v, pos, kt.candidates, flags, members)
@@ -554,8 +549,7 @@ def _rescored(v, leaving, joining, pos, kt, scratch, sums):
             return _node_score(v, pos, kt, scratch, sums)
         hi += h
         lo += l
-    sums[v, 0] = hi + (lo >> _LIMB)
-    sums[v, 1] = lo & _MASK
+    sums[v, 0], sums[v, 1] = order_sums.normalised(hi, lo)
     return order_sums.node_score(kt.top[v], sums[v, 0], sums[v, 1], e)
 
 

@@ -8,6 +8,7 @@ numba-cuda alone), so that a chain is the same on both.
 
 import numpy as np
 
+from .. import core
 from ..core.fmath import exp64, log64
 
 _ULP = 2.0**-53
@@ -131,29 +132,6 @@ def gibbs_pick(position_scores, beta, u):
 _FUNCTIONS = (proposal, apply_move, move_rescoring, batch_size, log_uniform, gibbs_pick)
 
 
-def register():
-    """Make these functions callable from Numba-compiled CPU code (idempotent)."""
-    from .. import core
-
-    core.register()
-    if not getattr(register, "done", False):
-        for fn in _FUNCTIONS:
-            core.jitable_cpu(fn)
-        register.done = True
-
-
-def register_cuda():
-    """Make these functions callable from ``numba.cuda.jit`` code: call it on
-    ``tandem._twin.module("bn.order_moves")``."""
-    from numba import config
-
-    if getattr(register_cuda, "done", False) or config.ENABLE_CUDASIM:
-        return
-    from numba.cuda.extending import register_jitable
-
-    from .. import core
-
-    core.register_cuda()
-    for fn in _FUNCTIONS:
-        register_jitable(fn)
-    register_cuda.done = True
+# register(): callable from Numba's CPU code; register_cuda(), on the copy that
+# tandem._twin.module("bn.order_moves") loads: from numba.cuda.jit code
+register, register_cuda = core.registrars(_FUNCTIONS)

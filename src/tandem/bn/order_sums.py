@@ -37,6 +37,7 @@ Guaranteed across versions from 0.4 on: each function's value for each input.
 
 import numpy as np
 
+from .. import core
 from ..core.fmath import exp64, fma, log64
 
 #: Bits of a limb: a term ``t < 2**52`` is ``hi 2**LIMB + lo``.
@@ -51,6 +52,9 @@ SCALE_BITS = 51
 MIN_EXPONENT = -900
 #: A sum of fewer terms than this is exact (its high limb stays below 2**53).
 MAX_TERMS = 1 << 27
+#: The exponent recorded for a node summed in its own scale, whose sum the incremental
+#: rule cannot change (below any real one).
+OWN_SCALE = np.int64(-(1 << 40))
 
 
 def weight_bits(w):
@@ -79,6 +83,11 @@ def scaled_weight(score, shift):
     return exp64(d) if -708.0 <= d <= 0.0 else 0.0
 
 
+def normalised(hi, lo):
+    """The limbs ``(hi, lo)`` of the same sum with ``0 <= lo < 2**LIMB``."""
+    return hi + (lo >> LIMB), lo & LIMB_MASK
+
+
 def limbs_value(hi, lo):
     """``hi 2**LIMB + lo`` (sums of limbs, non-negative) rounded once to a double."""
     top = hi + (lo >> LIMB)
@@ -105,35 +114,10 @@ def node_score(shift, hi, lo, e):
     return shift + log64(limbs_value(hi, lo) / scale(e))
 
 
-_INLINE = (weight_bits, exponent, scale, term)
+_INLINE = (weight_bits, exponent, scale, term, normalised)
 _FUNCTIONS = (scaled_weight, limbs_value, floor_nonnegative, target_limbs, node_score)
 
 
-def register():
-    """Make these functions callable from Numba-compiled CPU code (idempotent)."""
-    from .. import core
-
-    core.register()
-    if not getattr(register, "done", False):
-        for fn in _INLINE:
-            core.jitable_cpu(fn, inline=True)
-        for fn in _FUNCTIONS:
-            core.jitable_cpu(fn)
-        register.done = True
-
-
-def register_cuda():
-    """Make these functions callable from ``numba.cuda.jit`` code: call it on
-    ``tandem._twin.module("bn.order_sums")``."""
-    from numba import config
-
-    if getattr(register_cuda, "done", False) or config.ENABLE_CUDASIM:
-        return
-    from numba.cuda.extending import register_jitable
-
-    from .. import core
-
-    core.register_cuda()
-    for fn in _INLINE + _FUNCTIONS:
-        register_jitable(fn)
-    register_cuda.done = True
+# register(): callable from Numba's CPU code; register_cuda(), on the copy that
+# tandem._twin.module("bn.order_sums") loads: from numba.cuda.jit code
+register, register_cuda = core.registrars(_FUNCTIONS, inline=_INLINE)

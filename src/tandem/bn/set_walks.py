@@ -8,6 +8,8 @@ A set of candidate slots ``x_0 < x_1 < ...`` has the colex rank
 ``sum_i C(x_i, i + 1)`` within its size; ``binom[c, j]`` is ``C(c, j)``.
 """
 
+from .. import core
+
 
 def next_upper(idx, u, count):
     """Colex successor of the ``u`` indices ``idx`` into range(count); False after the last."""
@@ -64,25 +66,6 @@ def holding_bases(members, idx, u, w, first, binom):
 _FUNCTIONS = (next_upper, colex_unrank, holding_bases)
 
 
-def register():
-    """Make these functions callable from Numba-compiled CPU code (idempotent)."""
-    from .. import core
-
-    if not getattr(register, "done", False):
-        for fn in _FUNCTIONS:
-            core.jitable_cpu(fn)
-        register.done = True
-
-
-def register_cuda():
-    """Make these functions callable from ``numba.cuda.jit`` code: call it on
-    ``tandem._twin.module("bn.set_walks")``."""
-    from numba import config
-
-    if getattr(register_cuda, "done", False) or config.ENABLE_CUDASIM:
-        return
-    from numba.cuda.extending import register_jitable
-
-    for fn in _FUNCTIONS:
-        register_jitable(fn)
-    register_cuda.done = True
+# register(): callable from Numba's CPU code; register_cuda(), on the copy that
+# tandem._twin.module("bn.set_walks") loads: from numba.cuda.jit code
+register, register_cuda = core.registrars(_FUNCTIONS)

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from .. import core
 from ..core.fmath import fma, log64, product
 from ..core.special import lgamma64
 
@@ -140,29 +141,6 @@ _FUNCTIONS = (dirichlet, alpha_row, lgamma_ratio, count_log, config_term, bic_pe
               bge_score)
 
 
-def register():
-    """Make these functions callable from Numba-compiled CPU code (idempotent)."""
-    from .. import core
-
-    core.register()
-    if not getattr(register, "done", False):
-        for fn in _FUNCTIONS:
-            core.jitable_cpu(fn)
-        register.done = True
-
-
-def register_cuda():
-    """Make these functions callable from ``numba.cuda.jit`` code: call it on
-    ``tandem._twin.module("bn.terms")``, the copy that numba-cuda alone compiles."""
-    from numba import config
-
-    if getattr(register_cuda, "done", False) or config.ENABLE_CUDASIM:
-        return
-    from numba.cuda.extending import register_jitable
-
-    from .. import core
-
-    core.register_cuda()
-    for fn in _FUNCTIONS:
-        register_jitable(fn)
-    register_cuda.done = True
+# register(): callable from Numba's CPU code; register_cuda(), on the copy that
+# tandem._twin.module("bn.terms") loads: from numba.cuda.jit code
+register, register_cuda = core.registrars(_FUNCTIONS)

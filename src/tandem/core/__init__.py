@@ -69,6 +69,39 @@ def jitable_cpu(fn, inline=False):
     return fn
 
 
+def registrars(functions, inline=()):
+    """``(register, register_cuda)`` for a module of plain-Python functions that
+    Numba-compiled code calls: ``register()`` makes ``functions`` (and ``inline``,
+    inlined at Numba's IR level) callable from CPU code, ``register_cuda()``, called
+    on the module's copy in :mod:`tandem._twin`, from ``numba.cuda.jit`` code (a no-op
+    under the simulator, which runs the Python functions).  Both register the core
+    functions first and are idempotent."""
+    done = set()
+
+    def register_module():
+        register()
+        if "cpu" not in done:
+            for fn in inline:
+                jitable_cpu(fn, inline=True)
+            for fn in functions:
+                jitable_cpu(fn)
+            done.add("cpu")
+
+    def register_module_cuda():
+        from numba import config
+
+        if "cuda" in done or config.ENABLE_CUDASIM:
+            return
+        from numba.cuda.extending import register_jitable
+
+        register_cuda()
+        for fn in tuple(inline) + tuple(functions):
+            register_jitable(fn)
+        done.add("cuda")
+
+    return register_module, register_module_cuda
+
+
 def register():
     """Make every core function callable from Numba-compiled CPU code (idempotent)."""
     if "cpu" in _registered:
