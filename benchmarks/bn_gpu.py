@@ -102,12 +102,13 @@ def table_row(name, k, rows, folder, cpu_entries):
             "equal": equal}
 
 
-def mcmc_row(name, k, gpu_chains, gpu_iterations, cpu_chains, cpu_iterations, folder):
+def mcmc_row(name, k, gpu_chains, gpu_iterations, cpu_chains, cpu_iterations, folder, thin,
+             repeats):
     data = dataset(name, 1000, folder)
     table = bn.score_table(data, max_parents=k, progress=False, device="cuda",
                            memory_limit=float("inf"))
     root = tandem.Philox(1)
-    run = dict(progress=False, thin=10)
+    run = dict(progress=False, thin=thin)
     bn.order_mcmc(table, root, chains=2, iterations=2, device="cuda", **run)  # compiles
 
     def timed(**kwargs):
@@ -115,11 +116,17 @@ def mcmc_row(name, k, gpu_chains, gpu_iterations, cpu_chains, cpu_iterations, fo
         result = bn.order_mcmc(table, root, **run, **kwargs)
         return result, time.perf_counter() - t0
 
-    # the set-up alone (the weights, the device's copies, the result): no iterations
-    _, setup_gpu = timed(chains=gpu_chains, iterations=0, device="cuda")
-    gpu, t_gpu = timed(chains=gpu_chains, iterations=gpu_iterations, device="cuda")
-    _, setup_cpu = timed(chains=cpu_chains, iterations=0)
-    cpu, t_cpu = timed(chains=cpu_chains, iterations=cpu_iterations)
+    # GPU and CPU in turn, each with its set-up alone (the weights, the device's copies,
+    # the first scoring, the result: no iterations); medians over the repeats
+    times = {key: [] for key in ("setup_gpu", "gpu", "setup_cpu", "cpu")}
+    for _ in range(repeats):
+        times["setup_gpu"].append(timed(chains=gpu_chains, iterations=0, device="cuda")[1])
+        gpu, t = timed(chains=gpu_chains, iterations=gpu_iterations, device="cuda")
+        times["gpu"].append(t)
+        times["setup_cpu"].append(timed(chains=cpu_chains, iterations=0)[1])
+        cpu, t = timed(chains=cpu_chains, iterations=cpu_iterations)
+        times["cpu"].append(t)
+    setup_gpu, t_gpu, setup_cpu, t_cpu = (float(np.median(times[key])) for key in times)
     shown = min(gpu_chains, cpu_chains)
     same = min(gpu_iterations, cpu_iterations)
     equal = bool(np.array_equal(gpu.traces[:shown, :same], cpu.traces[:shown, :same]))
@@ -136,8 +143,13 @@ def mcmc_row(name, k, gpu_chains, gpu_iterations, cpu_chains, cpu_iterations, fo
 
 def mcmc_rows(args):
     """Order-MCMC iterations per second (every chain's together), GPU and CPU in turn."""
-    print("order MCMC, 1,000 rows, BDeu ess 1, default moves, thin 10, Philox(1); chain c the "
-          "same on both devices (traces compared over the chains and iterations both ran)")
+    from tandem.bn import cuda_mcmc
+
+    cuda_mcmc.MAX_REGISTERS = args.max_registers
+    print(f"order MCMC, 1,000 rows, BDeu ess 1, default moves, thin {args.thin}, Philox(1); "
+          f"chain c the same on both devices (traces compared over the chains and iterations "
+          f"both ran); medians of {args.repeats} runs a device, in turn; GPU registers a "
+          f"thread: {args.max_registers or 'as compiled'}")
     print()
     small = bn.score_table(bn.load_network("asia").sample(100, tandem.Philox(1)), max_parents=2,
                            progress=False)
@@ -150,7 +162,8 @@ def mcmc_rows(args):
     print("| " + " | ".join(["---"] * (header.count("|") - 1)) + " |")
     for spec in args.mcmc.split(","):
         name, k, gc, gi, cc, ci = spec.split(":")
-        r = mcmc_row(name, int(k), int(gc), int(gi), int(cc), int(ci), args.networks)
+        r = mcmc_row(name, int(k), int(gc), int(gi), int(cc), int(ci), args.networks,
+                     args.thin, args.repeats)
         print(f"| {r['network']} | {r['nodes']} | {r['k']} | {r['sets']:,} | "
               f"{r['gpu_chains']} x {r['gpu_iterations']:,} | {r['gpu_s']:.1f} | "
               f"{r['setup_gpu']:.1f} | {r['gpu_rate']:,.3g} | {r['gpu_net']:,.3g} | "
@@ -171,6 +184,11 @@ def main():
     parser.add_argument("--mcmc", default="",
                         help="order MCMC instead of tables: NAME:K:GPU_CHAINS:GPU_ITERATIONS:"
                              "CPU_CHAINS:CPU_ITERATIONS,...")
+    parser.add_argument("--thin", type=int, default=10, help="order MCMC: keep every THIN-th "
+                        "order (its DAGs sampled)")
+    parser.add_argument("--repeats", type=int, default=3, help="order MCMC: runs a device")
+    parser.add_argument("--max-registers", type=int, default=None,
+                        help="order MCMC: the GPU kernel's registers a thread")
     args = parser.parse_args()
     print(f"{time.strftime('%Y-%m-%d')}; GPU {gpu_name()}; CPU {platform.processor() or '?'} "
           f"({os.cpu_count()} cores, {numba.get_num_threads()} Numba threads); tandem "

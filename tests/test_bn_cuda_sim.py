@@ -14,7 +14,7 @@ from test_bn_exact import synthetic_table
 
 import tandem
 from tandem import bn
-from tandem.bn import cuda_mcmc, cuda_table, scores
+from tandem.bn import cuda_mcmc, cuda_table, mcmc, scores
 
 pytestmark = [pytest.mark.filterwarnings("ignore:overflow encountered"),
               pytest.mark.skipif(os.environ.get("NUMBA_ENABLE_CUDASIM") != "1",
@@ -68,8 +68,11 @@ def test_computed_lgammas_slices_and_a_file(tmp_path, monkeypatch):
 
 @pytest.fixture
 def few_threads(monkeypatch):
+    """Few threads a chain, so that each walks several sets, and several calls of the
+    kernel a run, so that the state kept between calls is used."""
     monkeypatch.setattr(cuda_mcmc, "THREADS", 4)
     monkeypatch.setattr(cuda_mcmc, "SMALL_THREADS", 4)
+    monkeypatch.setattr(mcmc, "FIRST_CHUNK", 4)
 
 
 CHAINS = [
@@ -93,6 +96,16 @@ def test_chains_equal_the_cpu(make, kwargs, few_threads):
     gpu = bn.order_mcmc(table, tandem.Philox(5), chains=2, progress=False, device="cuda",
                         **kwargs)
     assert gpu == cpu
+
+
+def test_chains_equal_the_cpu_with_more_threads_than_sets(monkeypatch):
+    # 11 sets a node (5 nodes, k = 2) and 16 threads: every walk leaves threads idle
+    monkeypatch.setattr(cuda_mcmc, "SMALL_THREADS", 16)
+    table = synthetic_table(5, 2, 13)
+    kwargs = dict(chains=2, iterations=8, thin=2, burn_in=2, dags_per_order=2,
+                  progress=False)
+    cpu = bn.order_mcmc(table, tandem.Philox(7), **kwargs)
+    assert bn.order_mcmc(table, tandem.Philox(7), device="cuda", **kwargs) == cpu
 
 
 def test_a_cpu_checkpoint_resumes_on_the_gpu(tmp_path, few_threads):

@@ -6,19 +6,22 @@ does), so many chains run at once.  Thread 0 follows the chain's rules
 the batches), reading the same uniforms as the CPU; every node score is a
 collective step of the block:
 
-* thread 0 lists the node's allowed candidate slots (``members``);
-* the blocks of its allowed parent sets (the upper members fixed, the lowest
-  free: the walk of :mod:`tandem.bn.mcmc`) are split in contiguous ranges
-  among the threads, each thread summing its terms exactly
-  (:mod:`tandem.bn.order_sums`);
+* the block lists the node's allowed candidate slots (``members``) by a
+  prefix sum;
+* its threads walk the node's allowed parent sets in the order of the CPU's
+  walk (:mod:`tandem.bn.mcmc`: sizes in turn, the upper members fixed in
+  colex order, the lowest free), thread ``t`` taking sets ``t``, ``t +
+  threads``, ...: consecutive threads read neighbouring entries of the
+  table, and each sums its terms exactly (:mod:`tandem.bn.order_sums`);
 * the limbs and the largest weight are reduced in shared memory, exactly, so
   the sum, its scale and the node score equal the CPU's bit for bit,
   whatever the number of threads.
 
 A kept order's DAGs take the same steps: the sums of the sets that hold
 each position by shared-memory atomics (integers: exact in any order), and
-the inverse-CDF draw of a parent set by the threads' partial sums in walk
-order, then one thread's scan of the range that holds the target.
+the inverse-CDF draw of a parent set by a prefix sum over the block of each
+round of consecutive sets, in walk order, until the running sum passes the
+target.
 
 Needs numba-cuda and a GPU, or Numba's CUDA simulator.
 """
@@ -29,7 +32,7 @@ import functools
 import math
 
 import numpy as np
-from numba import cuda
+from numba import config, cuda
 
 from .. import _twin
 from . import order_moves, order_sums, set_walks
@@ -40,6 +43,9 @@ from . import order_moves, order_sums, set_walks
 THREADS = 128
 SMALL_THREADS = 32
 SMALL_TABLE = 1 << 18
+#: The chain kernel's register cap (None: the compiler's choice); fewer registers a
+#: thread let more chains share a multiprocessor.
+MAX_REGISTERS = None
 
 _LIMB = order_sums.LIMB
 _MASK = order_sums.LIMB_MASK
@@ -50,15 +56,6 @@ _SUM, _FIND, _SHARES, _MAX = 0, 1, 2, 3
 def device_module():
     """This module as :mod:`tandem._twin` loads it for numba-cuda."""
     return _twin.module("bn.cuda_mcmc")
-
-
-def n_blocks(count, k, binom):
-    """The blocks of a node with ``count`` allowed slots: ``C(count, s - 1)`` of size ``s``
-    for ``s = 1 .. k``."""
-    total = 0
-    for s in range(1, k + 1):
-        total += binom[count, s - 1]
-    return total
 
 
 def weight(row, scores, own, shift, r):
@@ -80,7 +77,7 @@ def set_allowed(subsets, r, pos, candidates, v):
     return True
 
 
-_DEVICE_FUNCTIONS = (n_blocks, weight, set_allowed)
+_DEVICE_FUNCTIONS = (weight, set_allowed)
 
 
 def _bits(x):
@@ -92,12 +89,11 @@ def _float(b):
 
 
 @functools.lru_cache(maxsize=None)
-def kernels(m, k, n, threads):
+def kernels(m, k, n, threads, max_registers=None):
     """``advance``: the chain kernel for tables of ``m`` candidate slots and sets of at
-    most ``k``, ``n`` nodes and ``threads`` threads a chain (a power of two).  Call
-    it on :func:`device_module`'s copy."""
-    from numba import config
-
+    most ``k``, ``n`` nodes and ``threads`` threads a chain (a power of two), with at
+    most ``max_registers`` registers a thread.  Call it on :func:`device_module`'s
+    copy."""
     order_sums.register_cuda()
     order_moves.register_cuda()
     set_walks.register_cuda()
@@ -111,76 +107,129 @@ def kernels(m, k, n, threads):
     batches = order_moves.BATCHES
 
     @cuda.jit(device=True)
-    def walk(mode, g0, g1, row, scores, own, shift, members, count, offsets, binom, factor,
-             idx, acc, state):
-        """Blocks ``g0 .. g1 - 1`` of the node's walk (sizes 1 to ``k`` in turn, each in
-        colex order of its upper members: rank order), as the CPU's walks:
-        ``_SUM``: the limbs into ``state[0:2]``, the largest weight's bits into
-        ``state[2]``; ``_MAX``: the largest score into ``state[5]`` (float bits);
+    def node_block(u, count, members, offsets, binom, idx):
+        """The rank base and the length of the block of the node's walk whose ``u``
+        upper members are ``members[idx[:u]]`` (its free lowest member below them)."""
+        base = offsets[u + 1]
+        for j in range(u):
+            base += binom[members[idx[j]], j + 2]
+        return base, (idx[0] if u > 0 else count)
+
+    @cuda.jit(device=True)
+    def holding_block(u, count, members, w, offsets, binom, idx):
+        """The rank bases (:func:`set_walks.holding_bases`) and the length of the block of
+        the sets holding slot ``w`` whose ``u`` upper others are ``members[idx[:u]]``."""
+        if u == 0:
+            return offsets[2] + binom[w, 2], offsets[2] + w, count
+        low, high = set_walks.holding_bases(members, idx, u, w, offsets[u + 2], binom)
+        return low, high, idx[0]
+
+    @cuda.jit(device=True)
+    def next_block(u, last, count, binom, idx):
+        """The number of upper members of the block after this one (``idx`` stepped in
+        colex order, then the next size that has blocks), ``last + 1`` after the last."""
+        if u > 0 and set_walks.next_upper(idx, u, count):
+            return u
+        u += 1
+        while u <= last and binom[count, u] == 0:
+            u += 1
+        for j in range(min(u, last)):
+            idx[j] = j
+        return u
+
+    @cuda.jit(device=True)
+    def walk(mode, row, scores, own, shift, members, count, offsets, binom, factor, idx, acc,
+             state):
+        """This thread's sets of the node's walk (sizes 1 to ``k`` in turn, each in colex
+        order of its upper members, the lowest member ascending: rank order), the
+        block's threads taking consecutive sets (so that their loads coalesce), as the
+        CPU's walks: ``_SUM``: the limbs into ``state[0:2]``, the largest weight's bits
+        into ``state[2]``; ``_MAX``: the largest score into ``state[5]`` (float bits);
         ``_SHARES``: the limbs into ``state[0:2]`` and, by atomics, into ``acc[:, p]``
-        those of the sets holding slot ``p``; ``_FIND``: from the running sum
-        ``state[0:2]``, the first set that passes ``state[3:5]`` into ``state[2]``."""
-        if g0 >= g1:
+        those of the sets holding slot ``p``."""
+        if k < 1:
             return
-        g = g0
-        s = 1
-        while s <= k and g >= binom[count, s - 1]:
-            g -= binom[count, s - 1]
-            s += 1
-        if s > k:
-            return
-        u = s - 1
-        set_walks.colex_unrank(g, u, count, binom, idx)
-        remaining = g1 - g0
+        i = cuda.threadIdx.x
+        u = 0
+        base, length = node_block(0, count, members, offsets, binom, idx)
+        run = np.int64(0)
+        hi = state[0]
+        lo = state[1]
+        largest = state[2]
+        best = _float(state[5])
         while True:
-            n_low = idx[0] if u > 0 else count
-            base = offsets[s]
-            for j in range(u):
-                base += binom[members[idx[j]], j + 2]
-            run = np.int64(0)
-            for i in range(n_low):
-                a = members[i]
-                if mode == _MAX:
-                    x = scores[base + a]
-                    if x > _float(state[5]):
-                        state[5] = _bits(x)
-                    continue
+            if i >= length:  # the block's terms end here: its sum to the limbs (and uppers)
+                hi += run >> _LIMB
+                lo += run & _MASK
+                if mode == _SHARES:
+                    for j in range(u):
+                        cuda.atomic.add(acc, (0, members[idx[j]]), run >> _LIMB)
+                        cuda.atomic.add(acc, (1, members[idx[j]]), run & _MASK)
+                run = 0
+                while i >= length and u < k:
+                    i -= length
+                    u = next_block(u, k - 1, count, binom, idx)
+                    if u < k:
+                        base, length = node_block(u, count, members, offsets, binom, idx)
+                if u >= k:
+                    break
+            a = members[i]
+            if mode == _MAX:
+                best = max(best, scores[base + a])
+            else:
                 w = weight(row, scores, own, shift, base + a)
                 t = order_sums.term(w, factor)
                 if mode == _SUM:
-                    state[2] = max(state[2], order_sums.weight_bits(w))
-                elif mode == _SHARES:
+                    largest = max(largest, order_sums.weight_bits(w))
+                else:
                     cuda.atomic.add(acc, (0, a), t >> _LIMB)
                     cuda.atomic.add(acc, (1, a), t & _MASK)
-                elif mode == _FIND and t > 0:
-                    state[0] += t >> _LIMB
-                    state[1] += t & _MASK
-                    if state[1] > _MASK:
-                        state[0] += 1
-                        state[1] -= _MASK + 1
-                    if state[0] > state[3] or (state[0] == state[3] and state[1] > state[4]):
-                        state[2] = base + a
-                        return
                 run += t
-            if mode == _SUM or mode == _SHARES:
-                state[0] += run >> _LIMB
-                state[1] += run & _MASK
-            if mode == _SHARES:
-                for j in range(u):
-                    cuda.atomic.add(acc, (0, members[idx[j]]), run >> _LIMB)
-                    cuda.atomic.add(acc, (1, members[idx[j]]), run & _MASK)
-            remaining -= 1
-            if remaining == 0:
-                return
-            if u == 0 or not set_walks.next_upper(idx, u, count):
-                s += 1
-                while s <= k and binom[count, s - 1] == 0:
-                    s += 1
-                if s > k:
-                    return
-                u = s - 1
-                for j in range(u):
-                    idx[j] = j
+            i += threads
+        state[0] = hi
+        state[1] = lo
+        state[2] = largest
+        state[5] = _bits(best)
+
+    @cuda.jit(device=True)
+    def found_set(row, scores, own, shift, members, count, offsets, binom, factor, idx, red,
+                  info, start, target_hi, target_lo):
+        """Collective: the rank of the first set of the node's walk at which the running
+        sum of terms, from ``start``, passes the target limbs; -1 if none does.  The
+        threads take consecutive sets, and a prefix sum over the block finds the one."""
+        tid = cuda.threadIdx.x
+        total = 0
+        for s in range(1, k + 1):
+            total += binom[count, s]
+        i = tid
+        u = 0
+        base, length = node_block(0, count, members, offsets, binom, idx)
+        run_hi, run_lo = order_sums.normalised(start >> _LIMB, start & _MASK)
+        for first in range(0, total, threads):
+            t = np.int64(0)
+            r = -1
+            while i >= length and u < k:
+                i -= length
+                u = next_block(u, k - 1, count, binom, idx)
+                if u < k:
+                    base, length = node_block(u, count, members, offsets, binom, idx)
+            if u < k:
+                r = base + members[i]
+                t = order_sums.term(weight(row, scores, own, shift, r), factor)
+                i += threads
+            red[0, tid] = t >> _LIMB
+            red[1, tid] = t & _MASK
+            inclusive_scan(red, 2, tid)
+            hi, lo = order_sums.normalised(run_hi + red[0, tid], run_lo + red[1, tid])
+            passes = hi > target_hi or (hi == target_hi and lo > target_lo)
+            hi, lo = order_sums.normalised(hi - (t >> _LIMB), lo - (t & _MASK))
+            if passes and not (hi > target_hi or (hi == target_hi and lo > target_lo)):
+                info[8] = r
+            run_hi, run_lo = order_sums.normalised(run_hi + red[0, threads - 1],
+                                                   run_lo + red[1, threads - 1])
+            if cuda.syncthreads_or(1 if passes else 0) != 0:
+                return info[8]
+        return -1
 
     @cuda.jit(device=True)
     def reduce(red, tid):
@@ -196,6 +245,20 @@ def kernels(m, k, n, threads):
                     red[3, tid] = red[3, tid + stride]
             cuda.syncthreads()
             stride //= 2
+
+    @cuda.jit(device=True)
+    def inclusive_scan(red, rows, tid):
+        """Collective: each of ``red``'s first ``rows`` rows replaced by its inclusive
+        prefix sums over the block (Hillis and Steele)."""
+        cuda.syncthreads()
+        step = 1
+        while step < threads:
+            for q in range(rows):
+                x = red[q, tid - step] if tid >= step else 0
+                cuda.syncthreads()
+                red[q, tid] += x
+                cuda.syncthreads()
+            step *= 2
 
     @cuda.jit(device=True)
     def list_members(v, pos, candidates, skip, members, red):
@@ -214,14 +277,7 @@ def kernels(m, k, n, threads):
                 if c >= 0 and pos[c] < before:
                     flag = 1
             red[0, tid] = flag
-            cuda.syncthreads()
-            step = 1
-            while step < threads:
-                x = red[0, tid - step] if tid >= step else 0
-                cuda.syncthreads()
-                red[0, tid] += x
-                cuda.syncthreads()
-                step *= 2
+            inclusive_scan(red, 1, tid)
             if flag != 0:
                 members[count + red[0, tid] - 1] = q
             count += red[0, threads - 1]
@@ -254,9 +310,6 @@ def kernels(m, k, n, threads):
             info[4] = 0
             info[5] = _bits(top[v])
         cuda.syncthreads()
-        total = n_blocks(count, k, binom)
-        g0 = tid * total // threads
-        g1 = (tid + 1) * total // threads
         row = weights[v]
         srow = scores[v]
         mode = _SUM
@@ -278,8 +331,8 @@ def kernels(m, k, n, threads):
                 state[0] = t0 >> _LIMB
                 state[1] = t0 & _MASK
                 state[2] = order_sums.weight_bits(w0)
-            walk(mode, g0, g1, row, srow, own, shift, members, count, offsets, binom, factor,
-                 idx, acc, state)
+            walk(mode, row, srow, own, shift, members, count, offsets, binom, factor, idx, acc,
+                 state)
             reduce_state(red, tid, state)
             if tid == 0:
                 info[6] = 1  # done
@@ -323,58 +376,39 @@ def kernels(m, k, n, threads):
         return score
 
     @cuda.jit(device=True)
-    def holding_walk(g0, g1, row, members, count, w, below, offsets, binom, factor, idx,
-                     state):
-        """Blocks ``g0 .. g1 - 1`` of the sets that hold slot ``w`` and others of
-        ``members[:count]`` (``below`` of them under ``w``), as
-        :func:`mcmc._holding_sum` walks them (the singleton ``{w}`` aside): the
-        limbs into ``state[0:2]``, the largest weight's bits into ``state[2]``.  A
-        block fixes the upper others ``H`` (``u`` of them, sizes 0 to ``k - 2`` in
-        turn, colex order)."""
-        if g0 >= g1:
+    def holding_walk(row, members, count, w, below, offsets, binom, factor, idx, state):
+        """This thread's sets of those that hold slot ``w`` and others of
+        ``members[:count]`` (``below`` of them under ``w``), as :func:`mcmc._holding_sum`
+        walks them (the singleton ``{w}`` aside), the block's threads taking
+        consecutive sets: the limbs into ``state[0:2]``, the largest weight's bits into
+        ``state[2]``.  A block fixes the upper others ``H`` (``u`` of them, sizes 0 to
+        ``k - 2`` in turn, colex order)."""
+        if k < 2:
             return
-        g = g0
+        i = cuda.threadIdx.x
         u = 0
-        while u <= k - 2 and g >= binom[count, u]:
-            g -= binom[count, u]
-            u += 1
-        if u > k - 2:
-            return
-        set_walks.colex_unrank(g, u, count, binom, idx)
-        remaining = g1 - g0
+        base, high, length = holding_block(0, count, members, w, offsets, binom, idx)
+        run = np.int64(0)
+        largest = state[2]
         while True:
-            size = u + 2
-            run = np.int64(0)
-            n_low = below
-            base = offsets[2] + binom[w, 2]
-            n_high = count - below
-            high = offsets[2] + w
-            if u > 0:  # a < min(H, w), then w < a < H
-                h0 = idx[0]
-                n_low = min(h0, below)
-                n_high = h0 - below
-                base, high = set_walks.holding_bases(members, idx, u, w, offsets[size], binom)
-            for i in range(n_low):
-                x = row[base + members[i]]
-                state[2] = max(state[2], order_sums.weight_bits(x))
-                run += order_sums.term(x, factor)
-            for i in range(below, below + n_high):
-                x = row[high + binom[members[i], 2]]
-                state[2] = max(state[2], order_sums.weight_bits(x))
-                run += order_sums.term(x, factor)
-            state[0] += run >> _LIMB
-            state[1] += run & _MASK
-            remaining -= 1
-            if remaining == 0:
-                return
-            if u == 0 or not set_walks.next_upper(idx, u, count):
-                u += 1
-                while u <= k - 2 and binom[count, u] == 0:
-                    u += 1
+            if i >= length:
+                state[0] += run >> _LIMB
+                state[1] += run & _MASK
+                run = 0
+                while i >= length and u <= k - 2:
+                    i -= length
+                    u = next_block(u, k - 2, count, binom, idx)
+                    if u <= k - 2:
+                        base, high, length = holding_block(u, count, members, w, offsets,
+                                                           binom, idx)
                 if u > k - 2:
-                    return
-                for j in range(u):
-                    idx[j] = j
+                    break
+            a = members[i]
+            x = row[base + a] if i < below else row[high + binom[a, 2]]
+            largest = max(largest, order_sums.weight_bits(x))
+            run += order_sums.term(x, factor)
+            i += threads
+        state[2] = largest
 
     @cuda.jit(device=True)
     def rescored(v, leaving, joining, fresh, pos, sums, candidates, slots_of, scores, weights,
@@ -409,9 +443,6 @@ def kernels(m, k, n, threads):
             count = info[0]
             factor = order_sums.scale(e)
             row = weights[v]
-            total = n_blocks(count, k - 1, binom)
-            g0 = tid * total // threads
-            g1 = (tid + 1) * total // threads
             for side in range(2):
                 slot = info[10 + side]
                 if slot >= 0 and info[9] != 0:
@@ -425,8 +456,8 @@ def kernels(m, k, n, threads):
                         state[0] = t >> _LIMB
                         state[1] = t & _MASK
                         state[2] = order_sums.weight_bits(x)
-                    holding_walk(g0, g1, row, members, count, slot, info[12 + side], offsets,
-                                 binom, factor, idx, state)
+                    holding_walk(row, members, count, slot, info[12 + side], offsets, binom,
+                                 factor, idx, state)
                     reduce_state(red, tid, state)
                     if tid == 0:
                         found = order_sums.exponent(red[2, 0])
@@ -471,17 +502,14 @@ def kernels(m, k, n, threads):
             factor = order_sums.scale(e)
             row = weights[v]
             srow = scores[v]
-            total_blocks = n_blocks(count, k, binom)
-            g0 = tid * total_blocks // threads
-            g1 = (tid + 1) * total_blocks // threads
             for q in range(tid, slots, threads):
                 acc[0, q] = 0
                 acc[1, q] = 0
             cuda.syncthreads()
             for j in range(6):
                 state[j] = 0
-            walk(_SHARES, g0, g1, row, srow, own, shift, members, count, offsets, binom,
-                 factor, idx, acc, state)
+            walk(_SHARES, row, srow, own, shift, members, count, offsets, binom, factor, idx,
+                 acc, state)
             cuda.syncthreads()
             total = order_sums.limbs_value(info[1], info[2])
             for q in range(tid, candidates.shape[1], threads):
@@ -489,39 +517,14 @@ def kernels(m, k, n, threads):
                     edge_given_order[candidates[v, q], v] += order_sums.limbs_value(
                         acc[0, q], acc[1, q]) / total
             t0 = order_sums.term(weight(row, srow, own, shift, 0), factor)
-            # each thread's partial sum, in walk order; thread 0 finds each draw's range
-            for j in range(6):
-                state[j] = 0
-            walk(_SUM, g0, g1, row, srow, own, shift, members, count, offsets, binom, factor,
-                 idx, acc, state)
-            red[0, tid] = state[0]
-            red[1, tid] = state[1]
-            cuda.syncthreads()
-            if tid == 0:
-                for d in range(dags):
-                    target_hi, target_lo = order_sums.target_limbs(uniforms[d * n + v] * total)
-                    state[0] = t0 >> _LIMB
-                    state[1] = t0 & _MASK
-                    state[3] = target_hi
-                    state[4] = target_lo
-                    r = -1
-                    if t0 > 0 and (state[0] > target_hi or (state[0] == target_hi and
-                                                            state[1] > target_lo)):
-                        r = 0
-                    t = 0
-                    while r < 0 and t < threads:
-                        hi = state[0] + red[0, t] + ((state[1] + red[1, t]) >> _LIMB)
-                        lo = (state[1] + red[1, t]) & _MASK
-                        if hi > target_hi or (hi == target_hi and lo > target_lo):
-                            state[2] = -1
-                            walk(_FIND, t * total_blocks // threads,
-                                 (t + 1) * total_blocks // threads, row, srow, own, shift,
-                                 members, count, offsets, binom, factor, idx, acc, state)
-                            r = state[2]
-                            break
-                        state[0] = hi
-                        state[1] = lo
-                        t += 1
+            for d in range(dags):
+                target_hi, target_lo = order_sums.target_limbs(uniforms[d * n + v] * total)
+                hi, lo = order_sums.normalised(t0 >> _LIMB, t0 & _MASK)
+                r = 0
+                if t0 == 0 or hi < target_hi or (hi == target_hi and lo <= target_lo):
+                    r = found_set(row, srow, own, shift, members, count, offsets, binom,
+                                  factor, idx, red, info, t0, target_hi, target_lo)
+                if tid == 0:
                     if r < 0:  # rounding put the target past the end
                         r = 0
                         for x in range(scores.shape[1] - 1, 0, -1):
@@ -557,14 +560,17 @@ def kernels(m, k, n, threads):
             total += node_scores[v]
         return total
 
-    @cuda.jit
-    def advance(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
+    @cuda.jit(**({} if config.ENABLE_CUDASIM or max_registers is None
+                 else {"max_registers": max_registers}))
+    def advance(rescore, t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
                 swap_uniforms, dag_uniforms, candidates, slots_of, scores, weights, top,
                 offsets, binom, subsets, orders, best_score, best_order, trace, proposed,
                 accepted, swaps_proposed, swaps_accepted, edge_counts, edge_given_order,
                 n_kept, batch_counts, positions, node_scores, totals, guesses, saved_order,
                 saved_scores, position_scores, todo, sums, saved_sums):
-        """Iterations ``t0 .. t1 - 1`` of chain ``blockIdx.x``, as :func:`mcmc._chain`."""
+        """Iterations ``t0 .. t1 - 1`` of chain ``blockIdx.x``, as :func:`mcmc._chain`;
+        the replicas' positions, node scores and sums are found afresh where
+        ``rescore``, else kept from the launch before (equal: see :func:`rescored`)."""
         c = cuda.blockIdx.x
         tid = cuda.threadIdx.x
         members = cuda.shared.array(slots, np.int64)
@@ -576,7 +582,7 @@ def kernels(m, k, n, threads):
         replicas = orders.shape[1]
         n = orders.shape[2]
         guess = guesses[c]
-        for r in range(replicas):
+        for r in range(replicas if rescore != 0 else 0):
             x = order_scores(orders[c, r], positions[c, r], node_scores[c, r], sums[c, r],
                              candidates, slots_of, scores, weights, top, offsets, binom, guess,
                              members, info, red, idx, state, acc)
@@ -833,10 +839,25 @@ def kernels(m, k, n, threads):
 
 # -- the host side ---------------------------------------------------------------
 
+def zeros(like):
+    """A device array of zeros shaped as the host array ``like``, set on the device."""
+    out = cuda.device_array(like.shape, like.dtype)
+    if not config.ENABLE_CUDASIM:
+        from numba.cuda.cudadrv.driver import device_memset
+
+        device_memset(out, 0, out.nbytes)
+    else:
+        out.copy_to_device(np.zeros(like.shape, like.dtype))
+    return out
+
+
 #: The chain state that :func:`tandem.bn.order_mcmc` keeps (and checkpoints), by name.
 STATE = ("orders", "best_score", "best_order", "trace", "proposed", "accepted",
          "swaps_proposed", "swaps_accepted", "edge_counts", "edge_given_order", "n_kept",
          "batch_counts")
+#: The state that a new run starts at zero: set on the device, not copied to it.
+ZEROED = ("proposed", "accepted", "swaps_proposed", "swaps_accepted", "edge_counts",
+          "edge_given_order", "n_kept", "batch_counts")
 
 
 class DeviceChains:
@@ -849,12 +870,14 @@ class DeviceChains:
     state : dict of numpy.ndarray
         The chains' state, as :func:`tandem.bn.order_mcmc` keeps it; :meth:`fetch`
         writes it back.
+    fresh : bool
+        Whether ``state`` is a new run's, whose arrays of :data:`ZEROED` are zeros.
     threads : int, optional
         Threads a chain (a power of two); default :data:`THREADS`, or
         :data:`SMALL_THREADS` on a table of fewer than :data:`SMALL_TABLE` sets.
     """
 
-    def __init__(self, kernel, state, threads=None):
+    def __init__(self, kernel, state, fresh=False, threads=None):
         if threads is None:
             threads = THREADS if kernel.scores.shape[1] >= SMALL_TABLE else SMALL_THREADS
         threads = int(threads)
@@ -873,12 +896,14 @@ class DeviceChains:
                               f"and scratch); "
                               f"{free / 2**30:.2f} GiB are free: prune the table, restrict "
                               f"its candidates or run on the CPU")
-        self._advance = device_module().kernels(m, k, n, threads)
+        self._advance = device_module().kernels(m, k, n, threads, MAX_REGISTERS)
         self._table = [cuda.to_device(np.ascontiguousarray(a)) for a in (
             kernel.candidates, kernel.slots, kernel.scores, kernel.weights, kernel.top,
             kernel.offsets, kernel.binom, kernel.subsets)]
-        self._state = {name: cuda.to_device(np.ascontiguousarray(state[name]))
+        self._state = {name: zeros(state[name]) if fresh and name in ZEROED
+                       else cuda.to_device(np.ascontiguousarray(state[name]))
                        for name in STATE}
+        self._rescore = True
         i8, f8 = np.int64, np.float64
         self._scratch = [cuda.device_array((chains, replicas, n), i8),
                          cuda.device_array((chains, replicas, n), f8),
@@ -907,10 +932,11 @@ class DeviceChains:
         args += [cuda.to_device(np.ascontiguousarray(a)) for a in (move_uniforms,
                                                                     swap_uniforms,
                                                                     dag_uniforms)]
-        self._advance[self.chains, self.threads](*args, *self._table,
+        self._advance[self.chains, self.threads](np.int64(self._rescore), *args, *self._table,
                                                  *(self._state[name] for name in STATE),
                                                  *self._scratch)
         cuda.synchronize()
+        self._rescore = False
 
     def fetch(self, state):
         """Copy the chains' state back into the host arrays of ``state``."""

@@ -76,6 +76,9 @@ MOVES = ("adjacent", "transposition", "relocate", "gibbs_position")
 #: The moves that :func:`order_mcmc` proposes unless told otherwise.
 DEFAULT_MOVES = ("adjacent", "transposition", "relocate")
 
+#: Iterations of the first call of the chains' kernel; later calls aim at half a second.
+FIRST_CHUNK = 64
+
 #: Each chain keeps its sampled DAGs' edge counts in batches of consecutive kept
 #: orders, BATCHES to 2 BATCHES of them: while there are fewer than 2 BATCHES
 #: kept orders a batch holds one; when the 2 BATCHES batches are full, each
@@ -583,6 +586,18 @@ def _order_node_sums(order, kt, node_scores, sums):
 def _order_node_scores(order, kt, node_scores):
     return _order_node_sums(order, kt, node_scores,
                             np.empty((order.shape[0], 3), dtype=np.int64))
+
+
+@parallel.guarded
+@numba.njit(parallel=True, cache=True)
+def _order_totals(orders, kt):
+    """Each order's score (the sum of its node scores), the orders in parallel."""
+    totals = np.empty(orders.shape[0])
+    for c in numba.prange(orders.shape[0]):
+        node_scores = np.empty(orders.shape[1])
+        _order_node_scores(orders[c], kt, node_scores)
+        totals[c] = _total(node_scores)
+    return totals
 
 
 @numba.njit(cache=True)
@@ -1514,11 +1529,7 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         done = 0
         orders = np.array([_initial_order(streams["initial"].split(c), n)
                            for c in range(chains)]).reshape(chains, n)
-        best_score = np.empty(chains)
-        for c in range(chains):
-            node_scores = np.empty(n)
-            _order_node_scores(orders[c], prepared.kernel, node_scores)
-            best_score[c] = _total(node_scores)
+        best_score = _order_totals(orders, prepared.kernel)
         state = {
             "orders": np.repeat(orders[:, None], replicas, axis=1), "best_score": best_score,
             "best_order": orders.copy(),
@@ -1564,7 +1575,7 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
     if device == "cuda":
         from .cuda_mcmc import DeviceChains
 
-        on_device = DeviceChains(prepared.kernel, state)
+        on_device = DeviceChains(prepared.kernel, state, fresh=resume is None)
 
     def write(t):
         if on_device is not None:
@@ -1573,7 +1584,7 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
             _save(checkpoint, {**state, "trace": state["trace"][:, :t], "done": t},
                   settings, fingerprint)
 
-    chunk = 64
+    chunk = FIRST_CHUNK
     # at most about 8 MiB of DAG uniforms per chain and chunk
     largest = max(16, min(1 << 16, (1 << 20) * thin // (n * dags_per_order)))
     last_write = time.monotonic()
