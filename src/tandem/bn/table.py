@@ -20,6 +20,7 @@ import numbers
 import os
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass
 
 import numba
@@ -43,6 +44,8 @@ MIN_CHUNK = 1 << 14
 
 #: Fill calls aim at this many seconds each, so that the progress bar moves.
 CHUNK_SECONDS = 0.5
+#: Seconds of entries in a task of a table computed on Dask workers (``client=``).
+WORKER_TASK_SECONDS = 2.0
 
 #: A table whose rough bound of time (:func:`plan_table`) is below this many
 #: seconds is not timed.
@@ -544,7 +547,8 @@ def _candidates(candidates, data, s):
 
 
 def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_limit=None,
-                time_limit=None, progress=True, device="cpu", out=None, **settings):
+                time_limit=None, progress=True, device="cpu", out=None, client=None,
+                **settings):
     """The local score of every node with every parent set of at most ``max_parents`` candidates.
 
     Parameters
@@ -585,6 +589,13 @@ def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_li
         memory map of the file). The file is written beside itself under a
         temporary name and renamed when complete: an interrupted or failed
         computation leaves no file.
+    client : distributed.Client, optional
+        Compute the entries on a Dask cluster's workers (their CPUs): the
+        table's plan (the data, the candidates, the scorer) goes to each
+        worker once, then each task takes the bounds of a range of the
+        combinatorial index and returns its scores, which gather into the
+        same table, bit for bit, as a local computation.  A task lost with a
+        worker runs again to the same values.
     **settings
         The score's settings (``ess``; ``alpha_mu``, ``alpha_w``).
 
@@ -604,7 +615,7 @@ def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_li
     _progress._enabled(progress)
     return plan_table(data, score=score, max_parents=max_parents, candidates=candidates,
                       memory_limit=memory_limit, time_limit=time_limit, device=device, out=out,
-                      **settings).compute(progress)
+                      **settings).compute(progress, client)
 
 
 def plan_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_limit=None,
@@ -749,14 +760,42 @@ class TablePlan:
         _fill(*self._s.args, self._cand, np.int64(self.max_parents), np.int64(self.n_sets),
               np.int64(start), np.int64(stop), out, *self._scratch)
 
+    def _entries(self, start, stop):
+        """Entries ``start .. stop - 1``, as a new array (a task on a worker)."""
+        out = np.empty(stop - start)
+        self._fill(start, stop, out)
+        return out
+
+    def _on_workers(self, client, flat, bar):
+        """Every entry into ``flat``, by tasks of :data:`WORKER_TASK_SECONDS` or so on
+        the workers of ``client``, gathered in order."""
+        total = flat.size
+        chunk = max(MIN_CHUNK, int(WORKER_TASK_SECONDS / max(self.seconds_per_entry, 1e-12)))
+        if not self.measured:
+            chunk = max(MIN_CHUNK, -(-total // 16))
+        plan = client.scatter(self, broadcast=True, hash=False)
+        run = uuid.uuid4().hex
+        ranges = [(start, min(start + chunk, total)) for start in range(0, total, chunk)]
+        futures = [client.submit(TablePlan._entries, plan, start, stop,
+                                 key=f"tandem-table-{run}-{start}")
+                   for start, stop in ranges]
+        try:
+            for (start, stop), future in zip(ranges, futures):
+                flat[start:stop] = future.result()
+                bar.update(stop - start)
+        finally:
+            client.cancel(futures)
+
     def _chunk(self, total):
         if not self.measured:
             return max(MIN_CHUNK, -(-total // 100))
         return max(MIN_CHUNK, int(CHUNK_SECONDS / max(self.seconds_per_entry, 1e-12)))
 
-    def compute(self, progress=True):
-        """The :class:`ScoreTable`; ``progress`` as for :func:`score_table`."""
+    def compute(self, progress=True, client=None):
+        """The :class:`ScoreTable`; ``progress`` and ``client`` as for :func:`score_table`."""
         _progress._enabled(progress)
+        if client is not None and self.device == "cuda":
+            raise ValueError("client= computes on the workers' CPUs: give device='cpu'")
         s, k, sets = self._s, self.max_parents, self.n_sets
         total = self.n_nodes * sets
         with _Destination(self._path, (self.n_nodes, sets)) as dest, _progress.bar(
@@ -765,6 +804,8 @@ class TablePlan:
             flat = dest.flat
             if self.device == "cuda":
                 _cuda().compute(self._device_fill, flat, bar)
+            elif client is not None:
+                self._on_workers(client, flat, bar)
             else:
                 chunk = self._chunk(total)
                 for start in range(0, total, chunk):
