@@ -150,9 +150,17 @@ def client():
     import cloudpickle
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       host="127.0.0.1", dashboard_address=None,
-                                       silence_logs=40)
+    # the workers start with this process's path: leave out folders (benchmarks/, which
+    # another test may have put there) whose dask.py would hide the package
+    path = sys.path[:]
+    sys.path[:] = [p for p in path if not os.path.isfile(os.path.join(p or os.curdir,
+                                                                      "dask.py"))]
+    try:
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
+                                           processes=True, host="127.0.0.1",
+                                           dashboard_address=None, silence_logs=40)
+    finally:
+        sys.path[:] = path
     with distributed.Client(cluster, timeout="60s") as c:
         yield c
     cluster.close()
