@@ -199,3 +199,18 @@ def test_a_score_table_on_the_workers_equals_the_local_one(client):
     assert remote.fingerprint == local.fingerprint
     with pytest.raises(ValueError, match="device='cpu'"):
         bn.score_table(data, max_parents=1, progress=False, device="cuda", client=client)
+
+
+def test_chains_on_the_workers_equal_their_local_twins(client):
+    from tandem import bn
+
+    data = bn.load_network("asia").sample(300, tandem.Philox(4))
+    table = bn.score_table(data, max_parents=2, progress=False)
+    kwargs = dict(chains=3, iterations=60, thin=3, temperatures=(1.0, 0.6), swap_every=5,
+                  progress=False)
+    local = bn.order_mcmc(table, tandem.Philox(9), **kwargs)
+    assert bn.order_mcmc(table, tandem.Philox(9), client=client, **kwargs) == local
+    with pytest.raises(ValueError, match="checkpoint"):
+        bn.order_mcmc(table, tandem.Philox(9), client=client, checkpoint="run.npz", **kwargs)
+    with pytest.raises(ValueError, match="chains"):  # checked before anything is sent
+        bn.order_mcmc(table, tandem.Philox(9), client=client, chains=0, iterations=5)

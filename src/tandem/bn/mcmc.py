@@ -48,6 +48,7 @@ import json
 import numbers
 import os
 import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import NamedTuple
@@ -1399,7 +1400,8 @@ def _same(a, b):
 
 def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=10,
                moves=DEFAULT_MOVES, dags_per_order=1, temperatures=(1.0,), swap_every=SWAP_EVERY,
-               checkpoint=None, resume=None, progress=True, memory_limit=None, device="cpu"):
+               checkpoint=None, resume=None, progress=True, memory_limit=None, device="cpu",
+               client=None):
     """Sample node orders by Metropolis–Hastings, and DAGs given the orders.
 
     Parameters
@@ -1470,6 +1472,13 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
         :func:`estimate_bytes` before anything is built; past it
         ``MemoryError``. Default: :func:`tandem.bn.table.default_memory_limit`
         (half the machine's total memory) less the table's own bytes.
+    client : distributed.Client, optional
+        Run the chains on a Dask cluster's workers, a task a chain (the table
+        goes to each worker once).  Chain ``c`` equals its local twin bit for
+        bit, so the result is the local run's; a task lost with a worker
+        runs again to the same chain.  No checkpoints (``checkpoint`` and
+        ``resume`` must be None); ``memory_limit`` and ``device`` apply on
+        each worker.
 
     Returns
     -------
@@ -1493,6 +1502,46 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
     parent sets whose upper members precede it. A kept order costs a pass
     over every node, so thinning saves time.
     """
+    options = dict(iterations=iterations, burn_in=burn_in, thin=thin, moves=moves,
+                   dags_per_order=dags_per_order, temperatures=temperatures,
+                   swap_every=swap_every, memory_limit=memory_limit, device=device)
+    if client is None:
+        return _order_mcmc(table, root, 0, "result", chains=chains, checkpoint=checkpoint,
+                           resume=resume, progress=progress, **options)
+    if checkpoint is not None or resume is not None:
+        raise ValueError("client=: chains on Dask workers write no checkpoint; give "
+                         "checkpoint=None and resume=None")
+    prepared, streams, burn_in = _order_mcmc(table, root, 0, "check", chains=chains,
+                                             progress=False, **options)
+    chains = int(chains)
+    shared = client.scatter(table, broadcast=True, hash=False)
+    run = uuid.uuid4().hex
+    futures = [client.submit(_chain_state, shared, root, c, options,
+                             key=f"tandem-chain-{run}-{c}") for c in range(chains)]
+    states = []
+    try:
+        with _progress.bar(chains, "order MCMC (chains on workers)", progress) as bar:
+            for future in futures:
+                states.append(future.result())
+                bar.update(1)
+    finally:
+        client.cancel(futures)
+    state = {name: np.concatenate([s[name] for s in states]) for name in states[0]}
+    return _result(state, prepared, table, streams, int(iterations), burn_in, int(thin),
+                   int(dags_per_order))
+
+
+def _chain_state(table, root, c, options):
+    """The state of chain ``c`` alone after its run (a task on a worker)."""
+    return _order_mcmc(table, root, c, "state", chains=1, progress=False, **options)
+
+
+def _order_mcmc(table, root, first, mode, *, chains, iterations, burn_in, thin, moves,
+                dags_per_order, temperatures, swap_every, memory_limit, device,
+                checkpoint=None, resume=None, progress=True):
+    """Chains ``first .. first + chains - 1`` of :func:`order_mcmc`: ``mode`` "result"
+    gives the result, "state" the chains' state, "check" checks the arguments and
+    gives ``(prepared table, streams, burn-in)`` without running anything."""
     if not isinstance(root, Stream):
         raise TypeError(f"root must be a tandem Stream, got {type(root).__name__}")
     device = check_device(device)
@@ -1521,6 +1570,9 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
     streams = OrderMCMCStreams(initial=root.sub(PURPOSE_INITIAL), moves=root.sub(PURPOSE_MOVES),
                                dags=root.sub(PURPOSE_DAGS), tempered=root.sub(PURPOSE_TEMPERED),
                                swaps=root.sub(PURPOSE_SWAPS))
+    if mode == "check":
+        return prepared, streams, burn_in
+    ids = range(first, first + chains)
 
     if resume is not None:
         state, done = _load(resume, settings, fingerprint, burn_in_given, iterations, prepared)
@@ -1528,7 +1580,7 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
     else:
         done = 0
         orders = np.array([_initial_order(streams["initial"].split(c), n)
-                           for c in range(chains)]).reshape(chains, n)
+                           for c in ids]).reshape(chains, n)
         best_score = _order_totals(orders, prepared.kernel)
         state = {
             "orders": np.repeat(orders[:, None], replicas, axis=1), "best_score": best_score,
@@ -1547,9 +1599,9 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
     cum = np.cumsum(probabilities)
     move_streams = [[streams["moves"].split(c)]
                     + [streams["tempered"].split(c).split(r) for r in range(1, replicas)]
-                    for c in range(chains)]
-    swap_streams = [streams["swaps"].split(c) for c in range(chains)]
-    dag_streams = [streams["dags"].split(c) for c in range(chains)]
+                    for c in ids]
+    swap_streams = [streams["swaps"].split(c) for c in ids]
+    dag_streams = [streams["dags"].split(c) for c in ids]
 
     def draws(t0, t1):
         # iteration t: draws 4t .. 4t + 3 of each replica's moves lane (64-bit draw i
@@ -1613,6 +1665,8 @@ def order_mcmc(table, root, *, chains=4, iterations=10_000, burn_in=None, thin=1
                 write(t)
                 last_write = time.monotonic()
     write(iterations)
+    if mode == "state":
+        return state
     return _result(state, prepared, table, streams, iterations, burn_in, thin,
                    dags_per_order)
 
