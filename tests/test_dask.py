@@ -214,3 +214,20 @@ def test_chains_on_the_workers_equal_their_local_twins(client):
         bn.order_mcmc(table, tandem.Philox(9), client=client, checkpoint="run.npz", **kwargs)
     with pytest.raises(ValueError, match="chains"):  # checked before anything is sent
         bn.order_mcmc(table, tandem.Philox(9), client=client, chains=0, iterations=5)
+
+
+def test_filters_on_the_workers_equal_the_local_ones(client):
+    from tandem import smc
+
+    model = smc.LinearGaussian(0.9, 0.3, 0.5)
+    roots = [tandem.Philox(11).split(f) for f in range(4)]
+    ys = [np.sin(np.arange(30) / (f + 2.0)) for f in range(4)]
+    remote = tdask.bootstrap_filters(client, roots, model, ys, 256, ess_threshold=0.5)
+    for root, y, result in zip(roots, ys, remote):
+        local = smc.bootstrap_filter(root, model, y, 256, ess_threshold=0.5)
+        assert result.log_likelihood == local.log_likelihood
+        for name in ("means", "variances", "ess", "resampled", "particles", "weights"):
+            np.testing.assert_array_equal(getattr(result, name), getattr(local, name))
+        assert result.streams == local.streams
+    with pytest.raises(ValueError, match="differ in length"):
+        tdask.bootstrap_filters(client, roots, model, ys[:2], 256)

@@ -226,6 +226,56 @@ def _law_function(name):
     return fill
 
 
+def bootstrap_filters(client, roots, model, observations, n_particles, **options):
+    """Independent bootstrap particle filters, a task each on a Dask cluster's workers.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    roots : sequence of tandem.Stream
+        Filter ``f``'s stream (as :func:`tandem.smc.bootstrap_filter`'s ``root``).
+    model : object
+        A model of :mod:`tandem.smc.models` (it travels to the workers once).
+    observations : sequence of array_like
+        Filter ``f``'s data, one entry a stream.
+    n_particles : int
+    **options
+        :func:`tandem.smc.bootstrap_filter`'s keywords (``resampling``,
+        ``ess_threshold``, ``device``: ``"cuda"`` runs each on its worker's GPU).
+
+    Returns
+    -------
+    list of tandem.smc.FilterResult
+        Equal, bit for bit, to ``[bootstrap_filter(r, model, y, n_particles,
+        **options) for r, y in zip(roots, observations)]`` run locally: a
+        filter's draws depend on its stream alone.
+
+    Examples
+    --------
+    >>> # results = tandem.dask.bootstrap_filters(client, [root.split(f) for f in
+    >>> #     range(100)], smc.LinearGaussian(0.9, 0.3, 0.5), ys, 4096)
+    """
+    from .smc import bootstrap_filter
+
+    roots = list(roots)
+    observations = list(observations)
+    if len(roots) != len(observations):
+        raise ValueError(f"roots and observations differ in length: {len(roots)} and "
+                         f"{len(observations)}")
+    for root in roots:
+        if not isinstance(root, Stream):
+            raise TypeError(f"roots must be tandem Streams, got {type(root).__name__}")
+    shared = client.scatter(model, broadcast=True, hash=False)
+    futures = [client.submit(bootstrap_filter, root, shared, np.asarray(y), n_particles,
+                             key=f"tandem-filter-{tokenize(root, y, n_particles, options)}",
+                             **options)
+               for root, y in zip(roots, observations)]
+    try:
+        return client.gather(futures)
+    finally:
+        client.cancel(futures)
+
+
 for _name in METHODS:
     globals()[_name] = _method_function(_name)
 for _name in LAWS:
@@ -233,4 +283,4 @@ for _name in LAWS:
         globals()[_name] = _law_function(_name)
 del _name
 
-__all__ = sorted(set(METHODS) | set(LAWS)) + ["METHODS", "LAWS"]
+__all__ = sorted(set(METHODS) | set(LAWS)) + ["METHODS", "LAWS", "bootstrap_filters"]
