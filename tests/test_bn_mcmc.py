@@ -319,6 +319,16 @@ def exact_terms(weights, factor):
     return [int(np.rint(w * factor)) for w in weights]
 
 
+def random_weights(rng, m, k):
+    """A row of weights of every set of at most ``k`` of ``m`` slots (over 60 binades),
+    with the rank tables and a walk's index scratch."""
+    width = combinations.n_sets(m, k)
+    row = rng.random(width) * 0.5 ** rng.integers(0, 60, width)
+    _, subsets = combinations.subset_table(m, k)
+    return (width, row, combinations.offsets(m, k), combinations.binomial_table(m, k),
+            subsets, np.empty(max(k, 1), dtype=np.int64))
+
+
 def test_block_walks_sum_exactly():
     # the walks' limbs hold the exact integer sum of rint(w 2**E) over the allowed
     # subsets, and the largest allowed weight; the shares per position are those
@@ -327,11 +337,7 @@ def test_block_walks_sum_exactly():
 
     rng = np.random.default_rng(4)
     for m, k in [(9, 4), (12, 3), (6, 2), (5, 1), (7, 0)]:
-        width = combinations.n_sets(m, k)
-        row = rng.random(width) * 0.5 ** rng.integers(0, 60, width)
-        offsets, binom = combinations.offsets(m, k), combinations.binomial_table(m, k)
-        _, subsets = combinations.subset_table(m, k)
-        idx = np.empty(max(k, 1), dtype=np.int64)
+        width, row, offsets, binom, subsets, idx = random_weights(rng, m, k)
         for _ in range(20):
             flags = (rng.random(m) < 0.6).astype(np.float64)
             members = np.flatnonzero(flags).astype(np.int64)
@@ -363,11 +369,7 @@ def test_holding_sums_are_the_incremental_rule():
 
     rng = np.random.default_rng(6)
     for m, k in [(9, 4), (12, 3), (6, 2), (5, 1), (8, 5), (4, 0)]:
-        width = combinations.n_sets(m, k)
-        row = rng.random(width) * 0.5 ** rng.integers(0, 60, width)
-        offsets, binom = combinations.offsets(m, k), combinations.binomial_table(m, k)
-        _, subsets = combinations.subset_table(m, k)
-        idx = np.empty(max(k, 1), dtype=np.int64)
+        width, row, offsets, binom, subsets, idx = random_weights(rng, m, k)
         for _ in range(20):
             flags = rng.random(m) < 0.6
             w = int(rng.integers(m))

@@ -50,7 +50,7 @@ MAX_REGISTERS = None
 _LIMB = order_sums.LIMB
 _MASK = order_sums.LIMB_MASK
 _OWN_SCALE = order_sums.OWN_SCALE
-_SUM, _FIND, _SHARES, _MAX = 0, 1, 2, 3
+_SUM, _SHARES, _MAX = 0, 1, 2
 
 
 def device_module():
@@ -77,7 +77,12 @@ def set_allowed(subsets, r, pos, candidates, v):
     return True
 
 
-_DEVICE_FUNCTIONS = (weight, set_allowed)
+def beyond(hi, lo, target_hi, target_lo):
+    """Whether the normalised limbs ``(hi, lo)`` exceed the target's."""
+    return hi > target_hi or (hi == target_hi and lo > target_lo)
+
+
+_DEVICE_FUNCTIONS = (weight, set_allowed, beyond)
 
 
 def _bits(x):
@@ -138,13 +143,24 @@ def kernels(m, k, n, threads, max_registers=None):
         return u
 
     @cuda.jit(device=True)
+    def node_seek(i, u, base, length, count, members, offsets, binom, idx):
+        """From set ``i`` of the current block of the node's walk to the block that holds
+        it: ``(i, u, base, length)`` there, ``u`` equal to ``k`` past the last block."""
+        while i >= length and u < k:
+            i -= length
+            u = next_block(u, k - 1, count, binom, idx)
+            if u < k:
+                base, length = node_block(u, count, members, offsets, binom, idx)
+        return i, u, base, length
+
+    @cuda.jit(device=True)
     def walk(mode, row, scores, own, shift, members, count, offsets, binom, factor, idx, acc,
              state):
         """This thread's sets of the node's walk (sizes 1 to ``k`` in turn, each in colex
         order of its upper members, the lowest member ascending: rank order), the
         block's threads taking consecutive sets (so that their loads coalesce), as the
         CPU's walks: ``_SUM``: the limbs into ``state[0:2]``, the largest weight's bits
-        into ``state[2]``; ``_MAX``: the largest score into ``state[5]`` (float bits);
+        into ``state[2]``; ``_MAX``: the largest score into ``state[3]`` (float bits);
         ``_SHARES``: the limbs into ``state[0:2]`` and, by atomics, into ``acc[:, p]``
         those of the sets holding slot ``p``."""
         if k < 1:
@@ -156,7 +172,7 @@ def kernels(m, k, n, threads, max_registers=None):
         hi = state[0]
         lo = state[1]
         largest = state[2]
-        best = _float(state[5])
+        best = _float(state[3])
         while True:
             if i >= length:  # the block's terms end here: its sum to the limbs (and uppers)
                 hi += run >> _LIMB
@@ -166,11 +182,8 @@ def kernels(m, k, n, threads, max_registers=None):
                         cuda.atomic.add(acc, (0, members[idx[j]]), run >> _LIMB)
                         cuda.atomic.add(acc, (1, members[idx[j]]), run & _MASK)
                 run = 0
-                while i >= length and u < k:
-                    i -= length
-                    u = next_block(u, k - 1, count, binom, idx)
-                    if u < k:
-                        base, length = node_block(u, count, members, offsets, binom, idx)
+                i, u, base, length = node_seek(i, u, base, length, count, members, offsets,
+                                               binom, idx)
                 if u >= k:
                     break
             a = members[i]
@@ -189,7 +202,7 @@ def kernels(m, k, n, threads, max_registers=None):
         state[0] = hi
         state[1] = lo
         state[2] = largest
-        state[5] = _bits(best)
+        state[3] = _bits(best)
 
     @cuda.jit(device=True)
     def found_set(row, scores, own, shift, members, count, offsets, binom, factor, idx, red,
@@ -208,11 +221,8 @@ def kernels(m, k, n, threads, max_registers=None):
         for first in range(0, total, threads):
             t = np.int64(0)
             r = -1
-            while i >= length and u < k:
-                i -= length
-                u = next_block(u, k - 1, count, binom, idx)
-                if u < k:
-                    base, length = node_block(u, count, members, offsets, binom, idx)
+            i, u, base, length = node_seek(i, u, base, length, count, members, offsets, binom,
+                                           idx)
             if u < k:
                 r = base + members[i]
                 t = order_sums.term(weight(row, scores, own, shift, r), factor)
@@ -221,9 +231,9 @@ def kernels(m, k, n, threads, max_registers=None):
             red[1, tid] = t & _MASK
             inclusive_scan(red, 2, tid)
             hi, lo = order_sums.normalised(run_hi + red[0, tid], run_lo + red[1, tid])
-            passes = hi > target_hi or (hi == target_hi and lo > target_lo)
+            passes = beyond(hi, lo, target_hi, target_lo)
             hi, lo = order_sums.normalised(hi - (t >> _LIMB), lo - (t & _MASK))
-            if passes and not (hi > target_hi or (hi == target_hi and lo > target_lo)):
+            if passes and not beyond(hi, lo, target_hi, target_lo):
                 info[8] = r
             run_hi, run_lo = order_sums.normalised(run_hi + red[0, threads - 1],
                                                    run_lo + red[1, threads - 1])
@@ -287,12 +297,12 @@ def kernels(m, k, n, threads, max_registers=None):
     @cuda.jit(device=True)
     def reduce_state(red, tid, state):
         """Collective: every thread's limbs ``state[0:2]`` summed, its largest weight's
-        bits ``state[2]`` and largest score ``state[5]`` (float bits) maximised, into
+        bits ``state[2]`` and largest score ``state[3]`` (float bits) maximised, into
         ``red[0:4, 0]``."""
         red[0, tid] = state[0]
         red[1, tid] = state[1]
         red[2, tid] = state[2]
-        red[3, tid] = state[5]
+        red[3, tid] = state[3]
         cuda.syncthreads()
         reduce(red, tid)
 
@@ -321,10 +331,10 @@ def kernels(m, k, n, threads, max_registers=None):
             own = info[4] != 0
             shift = _float(info[5])
             factor = order_sums.scale(e) if mode == _SUM else 1.0
-            for j in range(6):
+            for j in range(4):
                 state[j] = 0
             if mode == _MAX:
-                state[5] = _bits(srow[0]) if tid == 0 else _bits(-math.inf)
+                state[3] = _bits(srow[0]) if tid == 0 else _bits(-math.inf)
             elif tid == 0:
                 w0 = weight(row, srow, own, shift, 0)
                 t0 = order_sums.term(w0, factor)
@@ -449,7 +459,7 @@ def kernels(m, k, n, threads, max_registers=None):
                     state[0] = 0
                     state[1] = 0
                     state[2] = 0
-                    state[5] = _bits(-math.inf)
+                    state[3] = _bits(-math.inf)
                     if tid == 0 and k >= 1:
                         x = row[offsets[1] + slot]
                         t = order_sums.term(x, factor)
@@ -506,7 +516,7 @@ def kernels(m, k, n, threads, max_registers=None):
                 acc[0, q] = 0
                 acc[1, q] = 0
             cuda.syncthreads()
-            for j in range(6):
+            for j in range(4):
                 state[j] = 0
             walk(_SHARES, row, srow, own, shift, members, count, offsets, binom, factor, idx,
                  acc, state)
@@ -521,7 +531,7 @@ def kernels(m, k, n, threads, max_registers=None):
                 target_hi, target_lo = order_sums.target_limbs(uniforms[d * n + v] * total)
                 hi, lo = order_sums.normalised(t0 >> _LIMB, t0 & _MASK)
                 r = 0
-                if t0 == 0 or hi < target_hi or (hi == target_hi and lo <= target_lo):
+                if t0 == 0 or not beyond(hi, lo, target_hi, target_lo):
                     r = found_set(row, srow, own, shift, members, count, offsets, binom,
                                   factor, idx, red, info, t0, target_hi, target_lo)
                 if tid == 0:
@@ -578,7 +588,7 @@ def kernels(m, k, n, threads, max_registers=None):
         red = cuda.shared.array((4, threads), np.int64)
         info = cuda.shared.array(16, np.int64)  # see node_sum, rescored
         idx = cuda.local.array(uppers, np.int64)
-        state = cuda.local.array(6, np.int64)
+        state = cuda.local.array(4, np.int64)
         replicas = orders.shape[1]
         n = orders.shape[2]
         guess = guesses[c]

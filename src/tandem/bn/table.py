@@ -770,8 +770,9 @@ class TablePlan:
         """Every entry into ``flat``, by tasks of :data:`WORKER_TASK_SECONDS` or so on
         the workers of ``client``, gathered in order."""
         total = flat.size
-        chunk = max(MIN_CHUNK, int(WORKER_TASK_SECONDS / max(self.seconds_per_entry, 1e-12)))
-        if not self.measured:
+        if self.measured:
+            chunk = max(MIN_CHUNK, int(WORKER_TASK_SECONDS / max(self.seconds_per_entry, 1e-12)))
+        else:
             chunk = max(MIN_CHUNK, -(-total // 16))
         plan = client.scatter(self, broadcast=True, hash=False)
         run = uuid.uuid4().hex
