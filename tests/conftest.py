@@ -1,5 +1,7 @@
 import os
+import sys
 
+import pytest
 from hypothesis import settings
 
 # Numba's CUDA simulator runs the CUDA backend's kernels on the CPU
@@ -11,3 +13,28 @@ if os.environ.get("TANDEM_GPU") != "1":
 settings.register_profile("tandem", derandomize=True, deadline=None, max_examples=40,
                           print_blob=True)
 settings.load_profile("tandem")
+
+
+@pytest.fixture(scope="module")
+def client(request):
+    """A Dask client of two worker processes on loopback, one thread each, for one
+    test module; the module's own functions travel to the workers by value."""
+    distributed = pytest.importorskip("distributed")
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(request.module)
+    # the workers start with this process's path: leave out folders (benchmarks/, which
+    # another test may have put there) whose dask.py would hide the package
+    path = sys.path[:]
+    sys.path[:] = [p for p in path if not os.path.isfile(os.path.join(p or os.curdir,
+                                                                      "dask.py"))]
+    try:
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
+                                           processes=True, host="127.0.0.1",
+                                           dashboard_address=None, silence_logs=40)
+    finally:
+        sys.path[:] = path
+    with distributed.Client(cluster, timeout="60s") as c:
+        yield c
+    cluster.close()
+    cloudpickle.unregister_pickle_by_value(request.module)

@@ -129,3 +129,29 @@ def test_chains_past_the_device_memory_are_refused(monkeypatch, few_threads):
     with pytest.raises(MemoryError, match="GiB of device memory"):
         bn.order_mcmc(table, tandem.Philox(5), chains=2, iterations=4, progress=False,
                       device="cuda")
+
+
+def test_fetch_copies_the_batches_in_use_and_clears_merged_ones():
+    # a resumed run kept 500 orders a batch each; the device then kept 13 more, merged
+    # pairs (batch size 2) and zeroed the upper half: batches 257.. must clear on the host
+    from numba import cuda
+
+    chains, batches, n, m = 2, 2 * mcmc.BATCHES, 3, 2
+    host = {name: np.zeros(1, np.int64) for name in cuda_mcmc.STATE}
+    rng = np.random.default_rng(1)
+    stale = np.zeros((chains, batches, n, m), np.int32)
+    stale[:, :500] = rng.integers(1, 9, (chains, 500, n, m))
+    host["batch_counts"] = stale.copy()
+    host["n_kept"] = np.full(chains, 500)
+    chain_set = object.__new__(cuda_mcmc.DeviceChains)
+    chain_set._host_batches = cuda_mcmc._batches_used(host["n_kept"])
+    merged = np.zeros_like(stale)
+    merged[:, :257] = rng.integers(1, 9, (chains, 257, n, m))
+    chain_set._state = {name: cuda.to_device(host[name]) for name in cuda_mcmc.STATE}
+    chain_set._state["batch_counts"] = cuda.to_device(merged)
+    chain_set._state["n_kept"] = cuda.to_device(np.full(chains, 513))
+    chain_set.fetch(host)
+    np.testing.assert_array_equal(host["batch_counts"], merged)
+    assert chain_set._host_batches == 257
+    assert cuda_mcmc._batches_used(np.array([0, 0])) == 0
+    assert cuda_mcmc._batches_used(np.array([513])) == 257

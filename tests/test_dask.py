@@ -1,5 +1,6 @@
 """tandem.dask: Dask arrays equal to the single-machine fills, whatever the chunks."""
 
+import importlib.metadata
 import os
 import pickle
 import signal
@@ -55,6 +56,39 @@ def test_every_chunking_gives_the_whole_fill(name, params, options, local):
         assert next_stream == after
 
 
+# (function, parameters before size): laws of two parts, elementwise parameters
+COMPOSED = [("beta", (np.linspace(0.3, 3.0, 10), 0.8)), ("beta", (0.5, 0.7)),
+            ("standard_t", (4.0,)), ("f", (3.0, np.arange(1.0, 11.0))),
+            ("negative_binomial", (3.0, 0.4)), ("wald", (1.0, 2.0))]
+# rows of k components
+ROWS = [("dirichlet", ([0.5, 1.0, 2.0],)), ("dirichlet", ([0.05, 0.08],)),
+        ("multinomial", (20, [0.2, 0.3, 0.5])),
+        ("multivariate_normal", ([0.0, 1.0], [[1.0, 0.5], [0.5, 2.0]]))]
+
+
+@pytest.mark.parametrize("name,params", COMPOSED, ids=[c[0] for c in COMPOSED])
+def test_laws_of_two_parts_equal_the_whole_fill(name, params):
+    expected, after = getattr(parametric, name)(ROOT, *params, size=SHAPE)
+    for chunks in CHUNKINGS:
+        x, next_stream = getattr(tdask, name)(ROOT, *params, size=SHAPE, chunks=chunks)
+        np.testing.assert_array_equal(x.compute(scheduler="synchronous"), expected,
+                                      err_msg=f"chunks {chunks}")
+        assert next_stream == after
+
+
+@pytest.mark.parametrize("name,params", ROWS, ids=[r[0] + str(i) for i, r in enumerate(ROWS)])
+def test_rows_equal_the_whole_fill(name, params):
+    from tandem import multivariate
+
+    expected, after = getattr(multivariate, name)(ROOT.at(3), *params, size=SHAPE)
+    for chunks in CHUNKINGS:
+        x, next_stream = getattr(tdask, name)(ROOT.at(3), *params, size=SHAPE, chunks=chunks)
+        assert x.chunks[-1] == (expected.shape[-1],)
+        np.testing.assert_array_equal(x.compute(scheduler="synchronous"), expected,
+                                      err_msg=f"chunks {chunks}")
+        assert next_stream == after
+
+
 def test_three_dimensions_and_a_moved_stream():
     stream = ROOT.at(12345)  # not a multiple of the width: rounded up, as the fill is
     shape = (4, 5, 6)
@@ -94,8 +128,39 @@ def test_four_threads_equal_the_serial_result():
                                   y.compute(scheduler="synchronous"))
     import numba
 
-    # tandem picks tbb where it loads, else workqueue behind a lock (tandem.parallel)
-    assert numba.threading_layer() in ("tbb", "workqueue", "omp")
+    # tandem picks tbb where it loads (installed with it on x86-64), else workqueue
+    # behind a lock (tandem.parallel); the next test runs workqueue
+    try:
+        importlib.metadata.version("tbb")
+    except importlib.metadata.PackageNotFoundError:
+        assert numba.threading_layer() == "workqueue"
+    else:
+        assert numba.threading_layer() == "tbb"
+
+
+WORKQUEUE_THREADS = """
+import dask, numpy as np, tandem, tandem.dask
+x, _ = tandem.dask.normal(tandem.Philox(3), size=(200_000,), chunks=10_000)
+serial = x.compute(scheduler="synchronous")
+for _ in range(3):
+    assert (x.compute(scheduler="threads", num_workers=4) == serial).all()
+import numba
+print("ok", numba.threading_layer())
+"""
+
+
+def test_four_threads_under_workqueue_neither_abort_nor_change_a_value():
+    # workqueue aborts the process when two threads enter a parallel region at once:
+    # tandem's lock must keep Dask's threads out of each other's way
+    from test_process_models import _run
+
+    assert _run(WORKQUEUE_THREADS, layer="workqueue") == ["ok", "workqueue"]
+
+
+def test_the_process_scheduler_equals_the_serial_result():
+    x, _ = tdask.gamma(ROOT, 2.5, 1.0, size=(4, 50_000), chunks=(1, 20_000))
+    serial = x.compute(scheduler="synchronous")
+    np.testing.assert_array_equal(x.compute(scheduler="processes", num_workers=2), serial)
 
 
 def test_the_graph_carries_no_data():
@@ -135,35 +200,19 @@ def test_bad_input_is_refused():
         tdask.normal(ROOT, 0.0, size=3)
     with pytest.raises(ValueError):  # the law's own check, at once, not in a task
         tdask.gamma(ROOT, -1.0, 1.0, size=(4,))
+    with pytest.raises(ValueError):
+        tdask.beta(ROOT, 0.0, 1.0, size=(4,))
+    with pytest.raises(ValueError, match="one chunk"):  # a row's components split
+        tdask.dirichlet(ROOT, [1.0, 2.0, 3.0], size=(4,), chunks=(2, 2))
+    with pytest.raises(ValueError, match="alpha"):
+        tdask.dirichlet(ROOT, [[1.0]], size=(4,))
 
 
-# -- a cluster of two worker processes on loopback ---------------------------------
+# -- a cluster of two worker processes on loopback (tests/conftest.py's client) ----
 
-def _slowly(block):
+def _slowly(block):  # sent by value: the workers cannot import this module
     time.sleep(0.3)
     return block
-
-
-@pytest.fixture(scope="module")
-def client():
-    distributed = pytest.importorskip("distributed")
-    import cloudpickle
-
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    # the workers start with this process's path: leave out folders (benchmarks/, which
-    # another test may have put there) whose dask.py would hide the package
-    path = sys.path[:]
-    sys.path[:] = [p for p in path if not os.path.isfile(os.path.join(p or os.curdir,
-                                                                      "dask.py"))]
-    try:
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
-                                           processes=True, host="127.0.0.1",
-                                           dashboard_address=None, silence_logs=40)
-    finally:
-        sys.path[:] = path
-    with distributed.Client(cluster, timeout="60s") as c:
-        yield c
-    cluster.close()
 
 
 def test_two_workers_give_the_local_result(client):
@@ -231,3 +280,20 @@ def test_filters_on_the_workers_equal_the_local_ones(client):
         assert result.streams == local.streams
     with pytest.raises(ValueError, match="differ in length"):
         tdask.bootstrap_filters(client, roots, model, ys[:2], 256)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")  # the simulator's int32 words
+def test_batch_filters_on_the_workers_equal_one_run(client):
+    # the workers run the fused kernel in Numba's CUDA simulator here (they inherit
+    # NUMBA_ENABLE_CUDASIM from conftest), on their GPUs in tests/gpu
+    from tandem import smc
+
+    model = smc.LinearGaussian(0.9, 0.3, 0.5)
+    y = np.cos(np.arange(30.0) / 3.0).reshape(6, 5)
+    local = smc.batch_filters(tandem.Philox(12), model, y, 8)
+    for tasks in (None, 3, 5):
+        remote = tdask.batch_filters(client, tandem.Philox(12), model, y, 8, tasks=tasks)
+        for name in ("means", "variances", "ess", "log_likelihood"):
+            np.testing.assert_array_equal(getattr(remote, name), getattr(local, name))
+    with pytest.raises(ValueError, match="tasks"):
+        tdask.batch_filters(client, tandem.Philox(12), model, y, 8, tasks=0)

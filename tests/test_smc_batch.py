@@ -74,7 +74,22 @@ def test_batch_mean_matches_kalman():
     assert np.isfinite(result.log_likelihood).all()
 
 
+def test_columns_with_their_first_lane_equal_the_whole_run():
+    y = np.sin(np.arange(20.0)).reshape(5, 4)
+    whole = smc.batch_filters(tandem.Philox(8), MODEL, y, 8)
+    part = smc.batch_filters(tandem.Philox(8), MODEL, y[:, 1:3], 8, first_lane=1)
+    for name in ("means", "variances", "ess"):
+        np.testing.assert_array_equal(getattr(part, name), getattr(whole, name)[:, 1:3])
+    np.testing.assert_array_equal(part.log_likelihood, whole.log_likelihood[1:3])
+
+
 @pytest.mark.parametrize("call,error,match", [
+    (lambda: smc.batch_filters(tandem.Philox(1), MODEL, np.zeros((3, 2)), 8,
+                               first_lane=2**64 - 1), ValueError, "2\\*\\*64"),
+    (lambda: smc.batch_filters(tandem.Philox(1), MODEL, np.zeros((3, 2)), 8,
+                               first_lane=-1), ValueError, "at least 0"),
+    (lambda: smc.batch_filters(tandem.Philox(1), MODEL, np.zeros((3, 2)), 8,
+                               first_lane=1.0), TypeError, "first_lane"),
     (lambda: smc.batch_filters(tandem.Philox(1), MODEL, np.zeros((3, 2)), 24), ValueError,
      "power of two"),
     (lambda: smc.batch_filters(tandem.Philox(1), MODEL, np.zeros(3), 8), ValueError,

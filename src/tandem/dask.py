@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import math
+import uuid
 
 import numpy as np
 
@@ -39,7 +40,7 @@ except ImportError as error:  # pragma: no cover - the extra is part of the test
     raise ImportError("tandem.dask needs Dask: python3 -m pip install 'tandem-rng[dask]'") \
         from error
 
-from . import parametric
+from . import multivariate, parametric
 from .stream import Stream
 
 #: Words past which no draw lies (a lane's length).
@@ -50,6 +51,11 @@ METHODS = {"bits": (), "random": (), "integers": ("low", "high"), "bernoulli": (
            "normal": (), "exponential": (), "choice": ("table",)}
 #: The parametric laws (:data:`tandem.parametric.LAWS`).
 LAWS = tuple(sorted(parametric.LAWS))
+#: The laws that :mod:`tandem.parametric` composes of two parts, 8 words an element.
+COMPOSED = ("beta", "f", "negative_binomial", "standard_t", "wald")
+#: The laws of :mod:`tandem.multivariate`, whose draws are rows of ``k`` components
+#: (the Dask array's last axis, one chunk).
+ROWS = ("dirichlet", "multinomial", "multivariate_normal")
 
 
 def _method_draw(name, stream, size, params, options):
@@ -58,6 +64,10 @@ def _method_draw(name, stream, size, params, options):
 
 def _law_draw(name, stream, size, params, options):
     return parametric.fill(stream, name, *params, size=size, **options)
+
+
+def _function_draw(function, bound, stream, size, params, options):
+    return function(stream, *bound, *params, size=size, **options)
 
 
 def _runs(location, shape):
@@ -82,11 +92,12 @@ def _runs(location, shape):
 
 
 def _chunk(draw, stream, start, width, shape, params, block_info=None):
-    """The chunk that ``block_info`` places, filled from ``stream`` (see the module)."""
+    """The chunk that ``block_info`` places, filled from ``stream`` (see the module).
+    ``shape`` is the shape of the draws; a row's components follow it whole."""
     info = block_info[None]
     location = info["array-location"]
     extent = tuple(stop - start_ for start_, stop in location)
-    length, runs = _runs(location, shape)
+    length, runs = _runs(location[:len(shape)], shape)
     pieces = []
     for offset, where in runs:
         run_params = [p if np.ndim(p) == 0 else
@@ -119,44 +130,88 @@ def _shape(size):
     return shape
 
 
-def _fill(kind, name, stream, params, size, chunks, options):
-    """The Dask array of the fill ``name`` of ``kind`` (a Stream method or a law):
-    ``(array, next stream)``."""
+def _chunks(chunks, shape, row, dtype):
+    """Dask's normalised chunks of an array of draws of ``shape``, each a ``row``
+    (its shape, ``()`` for a scalar) whose axes are one chunk each."""
+    if row and (not isinstance(chunks, (tuple, list)) or len(chunks) == len(shape)):
+        chunks = (tuple(chunks) if isinstance(chunks, (tuple, list))
+                  else (chunks,) * len(shape)) + row
+    try:
+        chunks = da.core.normalize_chunks(chunks, shape + row, dtype=dtype)
+    except (ValueError, TypeError, NotImplementedError) as error:
+        raise ValueError(f"chunks {chunks!r} do not fit size {shape + row}: {error}") from None
+    if any(len(c) != 1 for c in chunks[len(shape):]):
+        raise ValueError(f"chunks: the last axis holds a draw's {row[-1]} components and "
+                         f"must be one chunk, got {chunks[-1]}")
+    return chunks
+
+
+def _fill(draw, name, stream, params, size, chunks, options):
+    """The Dask array of the fill ``draw(stream, size, params, options)``, whose
+    ``params`` broadcast elementwise to ``size``: ``(array, next stream)``."""
     if not isinstance(stream, Stream):
         raise TypeError(f"stream must be a tandem Stream, got {type(stream).__name__}")
     shape = _shape(size)
-    device = options.pop("device", None)
-    draw = functools.partial(_method_draw if kind == "method" else _law_draw, name,
-                             options=options)
     for p in params:
         if np.ndim(p) and np.broadcast_shapes(np.shape(p), shape) != shape:
             raise ValueError(f"{name}: a parameter of shape {np.shape(p)} does not broadcast "
                              f"to size {shape}")
-    # the start and width, from fills of 0 and 1 element on the host (all checks too)
+    # the start, the width and a row's shape from fills of 0 and 1 draw on the host
+    # (which make every check too)
+    on_host = functools.partial(draw, options={k: v for k, v in options.items()
+                                               if k != "device"})
     scalar_params = [np.asarray(p).reshape(-1)[:1].reshape(()) if np.ndim(p) else p
                      for p in params]
-    _, at_start = draw(stream, 0, scalar_params)
-    one, after_one = draw(at_start, 1, scalar_params)
+    _, at_start = on_host(stream, 0, scalar_params)
+    one, after_one = on_host(at_start, 1, scalar_params)
     start, width = at_start.position, after_one.position - at_start.position
+    row = tuple(np.shape(one)[1:])
     total = math.prod(shape)
     if start + width * total > _LANE_END:
         raise ValueError("size: the fill needs words past the end of the lane (2**64)")
-    try:
-        chunks = da.core.normalize_chunks(chunks, shape, dtype=one.dtype)
-    except (ValueError, TypeError, NotImplementedError) as error:
-        raise ValueError(f"chunks {chunks!r} do not fit size {shape}: {error}") from None
-    meta = np.empty((0,) * len(shape), dtype=one.dtype)
-    if device is not None:
-        draw = functools.partial(draw.func, name, options={**options, "device": device})
-        if device == "cuda":
-            import cupy
+    chunks = _chunks(chunks, shape, row, one.dtype)
+    meta = np.empty((0,) * len(chunks), dtype=one.dtype)
+    if options.get("device") == "cuda":
+        import cupy
 
-            meta = cupy.empty((0,) * len(shape), dtype=one.dtype)
-    token = tokenize(kind, name, stream, params, options, device, chunks)
-    values = da.map_blocks(_chunk, draw, stream, start, width, shape, list(params),
-                           chunks=chunks, dtype=one.dtype, meta=meta,
-                           name=f"tandem-{name}-{token}")
+        meta = cupy.empty(meta.shape, dtype=one.dtype)
+    token = tokenize(draw, stream, params, options, chunks)
+    values = da.map_blocks(_chunk, functools.partial(draw, options=options), stream, start,
+                           width, shape, list(params), chunks=chunks, dtype=one.dtype,
+                           meta=meta, name=f"tandem-{name}-{token}")
     return values, stream.at(start + width * total)
+
+
+_SIGNATURE_DOC = """
+    Parameters
+    ----------
+    stream : tandem.Stream
+        Where the draws start.
+    *params
+        {params}
+    size : int or tuple of int
+        The shape of the draws{rows}.
+    chunks : int, tuple or "auto"
+        Dask's chunk specification; the values do not depend on it.
+    **options
+        {options}
+
+    Returns
+    -------
+    (dask.array.Array, tandem.Stream)
+        Equal to ``{local}`` bit for bit, and the stream after it.
+
+    Examples
+    --------
+    >>> import tandem, tandem.dask
+    >>> x, _ = tandem.dask.{name}(tandem.Philox(1), {example}size=(4, 6), chunks=(2, 3))
+    """
+
+
+def _public(name, fill, summary, **doc):
+    fill.__name__ = fill.__qualname__ = name
+    fill.__doc__ = summary + "\n" + _SIGNATURE_DOC.format(name=name, **doc)
+    return fill
 
 
 def _method_function(name):
@@ -165,65 +220,63 @@ def _method_function(name):
     def fill(stream: Stream, *params, size=None, chunks="auto", **options):
         if len(params) > len(before):
             raise TypeError(f"{name}() takes {len(before)} parameters before size")
-        return _fill("method", name, stream, params, size, chunks, options)
+        return _fill(functools.partial(_method_draw, name), name, stream, params, size,
+                     chunks, options)
 
-    fill.__name__ = fill.__qualname__ = name
-    fill.__doc__ = f"""``stream.{name}(...)`` as a Dask array: ``(array, next stream)``.
-
-    Parameters
-    ----------
-    stream : tandem.Stream
-        Where the draws start.
-    *params
-        ``{', '.join(before) or 'none'}``, as :meth:`tandem.Stream.{name}`.
-    size : int or tuple of int
-        The array's shape.
-    chunks : int, tuple or "auto"
-        Dask's chunk specification; the values do not depend on it.
-    **options
-        The method's keywords (``dtype``, ``device``, ...).
-
-    Returns
-    -------
-    (dask.array.Array, tandem.Stream)
-        The fill, equal to ``stream.{name}(...)`` bit for bit, and the stream after it.
-
-    Examples
-    --------
-    >>> import tandem, tandem.dask
-    >>> x, _ = tandem.dask.{name}(tandem.Philox(1), {'*params, ' if before else ''}size=(4, 6), chunks=(2, 3))
-    """
-    return fill
+    return _public(name, fill, f"``stream.{name}(...)`` as a Dask array: ``(array, next "
+                   "stream)``.", params=f"``{', '.join(before) or 'none'}``, as "
+                   f":meth:`tandem.Stream.{name}`.", rows="",
+                   options="The method's keywords (``dtype``, ``device``, ...).",
+                   local=f"stream.{name}(...)",
+                   example={"integers": "0, 10, ", "bernoulli": "0.3, ",
+                            "choice": "tandem.AliasTable([1.0, 2.0]), "}.get(name, ""))
 
 
 def _law_function(name):
+    if name in COMPOSED:
+        draw, local = functools.partial(_function_draw, getattr(parametric, name), ()), \
+            f"parametric.{name}(stream, ...)"
+    else:
+        draw, local = functools.partial(_law_draw, name), f'parametric.fill(stream, "{name}", ...)'
+
     def fill(stream: Stream, *params, size=None, chunks="auto", **options):
-        return _fill("law", name, stream, params, size, chunks, options)
+        return _fill(draw, name, stream, params, size, chunks, options)
 
-    fill.__name__ = fill.__qualname__ = name
-    fill.__doc__ = f"""The law ``{name}`` (:func:`tandem.parametric.fill`) as a Dask array:
-    ``(array, next stream)``.
+    return _public(name, fill, f"The law ``{name}`` of :mod:`tandem.parametric` as a Dask "
+                   "array: ``(array, next stream)``.", params="The law's parameters, in "
+                   "NumPy's order; arrays broadcast to ``size``.", rows="",
+                   options="``device``, ``threads``.", local=local,
+                   example=_EXAMPLES.get(name, "1.0, "))
 
-    Parameters
-    ----------
-    stream : tandem.Stream
-        Where the draws start.
-    *params : float or array_like
-        The law's parameters, in NumPy's order; arrays broadcast to ``size``.
-    size : int or tuple of int
-        The array's shape.
-    chunks : int, tuple or "auto"
-        Dask's chunk specification; the values do not depend on it.
-    **options
-        ``device``, ``threads``.
 
-    Returns
-    -------
-    (dask.array.Array, tandem.Stream)
-        Equal to ``parametric.fill(stream, "{name}", ...)`` bit for bit, and the
-        stream after it.
-    """
-    return fill
+def _rows_function(name):
+    function = getattr(multivariate, name)
+
+    def fill(stream: Stream, *params, size=None, chunks="auto", **options):
+        return _fill(functools.partial(_function_draw, function, params), name, stream, (),
+                     size, chunks, options)
+
+    return _public(name, fill, f"Rows of ``multivariate.{name}`` as a Dask array: "
+                   "``(array, next stream)``.", params="The law's parameters, in NumPy's "
+                   "order (one for every row).", rows=", each a row of ``k`` components in "
+                   "the array's last axis (one chunk)",
+                   options="The law's keywords (``device``, ``threads``, ...).",
+                   local=f"multivariate.{name}(stream, ...)", example=_EXAMPLES[name])
+
+
+_EXAMPLES = {"binomial": "10, 0.5, ", "triangular": "0.0, 0.5, 1.0, ", "beta": "2.0, 3.0, ",
+             "f": "2.0, 5.0, ", "negative_binomial": "3.0, 0.5, ", "wald": "1.0, 2.0, ",
+             "vonmises": "0.0, 2.0, ", "dirichlet": "[1.0, 2.0], ",
+             "multinomial": "10, [0.2, 0.8], ",
+             "multivariate_normal": "[0.0, 1.0], [[1.0, 0.5], [0.5, 2.0]], "}
+
+
+def _gathered(client, futures):
+    """The results of ``futures`` (of keys of their own), which are then released."""
+    try:
+        return client.gather(futures)
+    finally:
+        client.cancel(futures)
 
 
 def bootstrap_filters(client, roots, model, observations, n_particles, **options):
@@ -266,21 +319,67 @@ def bootstrap_filters(client, roots, model, observations, n_particles, **options
         if not isinstance(root, Stream):
             raise TypeError(f"roots must be tandem Streams, got {type(root).__name__}")
     shared = client.scatter(model, broadcast=True, hash=False)
+    run = uuid.uuid4().hex
     futures = [client.submit(bootstrap_filter, root, shared, np.asarray(y), n_particles,
-                             key=f"tandem-filter-{tokenize(root, y, n_particles, options)}",
+                             key=f"tandem-filter-{run}-{f}",
                              **options)
-               for root, y in zip(roots, observations)]
-    try:
-        return client.gather(futures)
-    finally:
-        client.cancel(futures)
+               for f, (root, y) in enumerate(zip(roots, observations))]
+    return _gathered(client, futures)
+
+
+def batch_filters(client, root, model, observations, n_particles, *, resampling="systematic",
+                  tasks=None):
+    """:func:`tandem.smc.batch_filters` with its filters spread over a cluster's GPU
+    workers: each task runs the fused kernel on a block of columns.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    root, model, observations, n_particles, resampling
+        As :func:`tandem.smc.batch_filters`.
+    tasks : int, optional
+        How many blocks of columns (at most one a filter); default one a worker.
+
+    Returns
+    -------
+    tandem.smc.BatchResult
+        Equal, bit for bit, to ``smc.batch_filters(root, model, observations,
+        n_particles, resampling=resampling)`` run on one GPU: block ``a:b`` runs
+        with ``first_lane=a``, so each filter draws from its own lane.
+
+    Examples
+    --------
+    >>> # result = tandem.dask.batch_filters(client, tandem.Philox(1),
+    >>> #     smc.LinearGaussian(0.9, 0.3, 0.5), ys, 256)   # ys: shape (T, F)
+    """
+    from .smc import BatchResult
+    from .smc import batch_filters as fused
+
+    y = np.asarray(observations)
+    if y.ndim != 2 or y.shape[1] == 0:
+        raise ValueError(f"observations must have shape (T, F) with F > 0, got {y.shape}")
+    if tasks is None:
+        tasks = max(1, len(client.scheduler_info()["workers"]))
+    if isinstance(tasks, bool) or not isinstance(tasks, (int, np.integer)) or tasks < 1:
+        raise ValueError(f"tasks must be a positive integer, got {tasks!r:.60}")
+    edges = np.linspace(0, y.shape[1], min(int(tasks), y.shape[1]) + 1).astype(int)
+    run = uuid.uuid4().hex
+    futures = [client.submit(fused, root, model, y[:, a:b], n_particles, resampling=resampling,
+                             first_lane=int(a), key=f"tandem-batch-filters-{run}-{a}")
+               for a, b in zip(edges[:-1], edges[1:])]
+    parts = _gathered(client, futures)
+    return BatchResult(*(np.concatenate([getattr(p, name) for p in parts], axis=-1)
+                         for name in ("means", "variances", "ess", "log_likelihood")))
 
 
 for _name in METHODS:
     globals()[_name] = _method_function(_name)
-for _name in LAWS:
+for _name in LAWS + COMPOSED:
     if _name not in METHODS:
         globals()[_name] = _law_function(_name)
+for _name in ROWS:
+    globals()[_name] = _rows_function(_name)
 del _name
 
-__all__ = sorted(set(METHODS) | set(LAWS)) + ["METHODS", "LAWS", "bootstrap_filters"]
+__all__ = sorted(set(METHODS) | set(LAWS) | set(COMPOSED) | set(ROWS)) + [
+    "METHODS", "LAWS", "COMPOSED", "ROWS", "bootstrap_filters", "batch_filters"]

@@ -914,6 +914,7 @@ class DeviceChains:
                        else cuda.to_device(np.ascontiguousarray(state[name]))
                        for name in STATE}
         self._rescore = True
+        self._host_batches = _batches_used(state["n_kept"])
         i8, f8 = np.int64, np.float64
         self._scratch = [cuda.device_array((chains, replicas, n), i8),
                          cuda.device_array((chains, replicas, n), f8),
@@ -949,6 +950,28 @@ class DeviceChains:
         self._rescore = False
 
     def fetch(self, state):
-        """Copy the chains' state back into the host arrays of ``state``."""
+        """Copy the chains' state back into the host arrays of ``state``.
+
+        Of the edge-count batches, only those that hold kept orders on either
+        side travel: the rest are zero on both (``state`` is the host copy this
+        object was made from or last fetched to)."""
         for name in STATE:
-            state[name][...] = self._state[name].copy_to_host()
+            if name != "batch_counts":
+                state[name][...] = self._state[name].copy_to_host()
+        counts, host = self._state["batch_counts"], state["batch_counts"]
+        used = _batches_used(state["n_kept"])
+        copied = max(used, self._host_batches)  # merged batches are zero on the device
+        if copied == counts.shape[1]:
+            host[...] = counts.copy_to_host()
+        elif copied:
+            for c in range(counts.shape[0]):  # contiguous on the device: a copy each
+                counts[c, :copied].copy_to_host(host[c, :copied])
+        self._host_batches = used
+
+
+def _batches_used(n_kept):
+    """How many edge-count batches hold the orders of chains that kept ``n_kept``."""
+    kept = int(np.max(n_kept, initial=0))
+    if kept == 0:
+        return 0
+    return -(-kept // order_moves.batch_size(kept - 1))

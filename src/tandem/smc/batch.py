@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
@@ -124,14 +125,15 @@ def _kernel(initial, transition, log_density, systematic, n_particles, generator
     mask = np.uint32((1 << width) - 1)
 
     @_cuda_kernel(launch_bounds=n)
-    def run(y, keys, purpose, table, params, means, variances, ess, log_likelihood):
+    def run(y, first_lane, keys, purpose, table, params, means, variances, ess,
+            log_likelihood):
         # keys: the split keys of the initial, propagation and resampling
         # streams (one key for every lane); purpose: (word, domain) of the
         # normal's continuation purpose; table: the normal's.
         f = cuda.blockIdx.x
         p = cuda.threadIdx.x
         lane, warp = p % width, p // width
-        stream_lane = U64(f)
+        stream_lane = first_lane + U64(f)
         xs = cuda.shared.array(n, np.float64)
         cdf = cuda.shared.array(n, np.float64)
         # per warp: largest log-weight, sums of w, w x, w x^2, w^2
@@ -299,20 +301,26 @@ def _split_keys(streams):
     return np.array([key_words(s.split(0).key) for s in streams], dtype=np.uint64)
 
 
-def batch_filters(root, model, observations, n_particles, *, resampling="systematic"):
+def batch_filters(root, model, observations, n_particles, *, resampling="systematic",
+                  first_lane=0):
     """Run one bootstrap filter per column of ``observations``, all in one kernel.
 
     Parameters
     ----------
     root : tandem.Stream or FilterStreams
         As for :func:`~tandem.smc.bootstrap_filter`; filter ``f`` draws from
-        lane ``f`` (``split(f)``) of each of the three streams.
+        lane ``first_lane + f`` (``split(first_lane + f)``) of each of the three
+        streams.
     model : BatchModel or LinearGaussian
     observations : array_like, shape (T, F)
         Column ``f`` is the data of filter ``f``.
     n_particles : int
         A power of two from 2 to 1024: the threads of each block.
     resampling : {"systematic", "multinomial"}
+    first_lane : int
+        The lane of the first filter: the filters of columns ``a:b`` of a run
+        are the run of those columns with ``first_lane=a``, bit for bit (how
+        :func:`tandem.dask.batch_filters` spreads filters over GPUs).
 
     Returns
     -------
@@ -336,12 +344,19 @@ def batch_filters(root, model, observations, n_particles, *, resampling="systema
     if y.ndim != 2:
         raise ValueError(f"observations must have shape (T, F), got {y.shape}")
     steps, filters = y.shape
+    if isinstance(first_lane, (bool, np.bool_)) or not isinstance(first_lane, numbers.Integral):
+        raise TypeError(f"first_lane must be an integer, got {first_lane!r:.60}")
+    if first_lane < 0 or first_lane + filters > 2**64:
+        raise ValueError(f"first_lane must be at least 0 and first_lane + filters at most "
+                         f"2**64 (the lanes), got "
+                         f"{first_lane} + {filters}")
     run = _kernel(*model[:3], resampling == "systematic", n, streams.initial.generator)
     means, variances, ess = (np.zeros((steps, filters)) for _ in range(3))
     log_likelihood = np.zeros(filters)
     outputs = [cuda.to_device(a) for a in (means, variances, ess, log_likelihood)]
     normal = NORMAL[0]
-    run[filters, n](cuda.to_device(np.ascontiguousarray(y)), cuda.to_device(_split_keys(streams)),
+    run[filters, n](cuda.to_device(np.ascontiguousarray(y)), U64(first_lane),
+                    cuda.to_device(_split_keys(streams)),
                     cuda.to_device(np.array(purpose_word(normal.purpose), dtype=np.uint64)),
                     cuda.to_device(np.asarray(normal.table)),
                     cuda.to_device(np.array(model.params, dtype=np.float64)), *outputs)
