@@ -1,3 +1,4 @@
+import contextlib
 import os
 import sys
 
@@ -15,6 +16,19 @@ settings.register_profile("tandem", derandomize=True, deadline=None, max_example
 settings.load_profile("tandem")
 
 
+@contextlib.contextmanager
+def path_without_shadows():
+    """``sys.path`` without the folders (benchmarks/, which another test may have put
+    there) whose dask.py would hide the package from the processes started inside."""
+    path = sys.path[:]
+    sys.path[:] = [p for p in path if not os.path.isfile(os.path.join(p or os.curdir,
+                                                                      "dask.py"))]
+    try:
+        yield
+    finally:
+        sys.path[:] = path
+
+
 @pytest.fixture(scope="module")
 def client(request):
     """A Dask client of two worker processes on loopback, one thread each, for one
@@ -23,17 +37,10 @@ def client(request):
     import cloudpickle
 
     cloudpickle.register_pickle_by_value(request.module)
-    # the workers start with this process's path: leave out folders (benchmarks/, which
-    # another test may have put there) whose dask.py would hide the package
-    path = sys.path[:]
-    sys.path[:] = [p for p in path if not os.path.isfile(os.path.join(p or os.curdir,
-                                                                      "dask.py"))]
-    try:
+    with path_without_shadows():  # the workers start with this process's path
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
                                            processes=True, host="127.0.0.1",
                                            dashboard_address=None, silence_logs=40)
-    finally:
-        sys.path[:] = path
     with distributed.Client(cluster, timeout="60s") as c:
         yield c
     cluster.close()
