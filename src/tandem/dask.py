@@ -232,6 +232,10 @@ def _method_function(name):
                             "choice": "tandem.AliasTable([1.0, 2.0]), "}.get(name, ""))
 
 
+def _parameter_count(name):
+    return len(parametric.LAWS[name].parameters) if name in parametric.LAWS else 1
+
+
 def _law_function(name):
     if name in COMPOSED:
         draw, local = functools.partial(_function_draw, getattr(parametric, name), ()), \
@@ -246,7 +250,7 @@ def _law_function(name):
                    "array: ``(array, next stream)``.", params="The law's parameters, in "
                    "NumPy's order; arrays broadcast to ``size``.", rows="",
                    options="``device``, ``threads``.", local=local,
-                   example=_EXAMPLES.get(name, "1.0, "))
+                   example=_EXAMPLES.get(name) or "1.0, " * _parameter_count(name))
 
 
 def _rows_function(name):
