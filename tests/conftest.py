@@ -1,9 +1,9 @@
-import contextlib
 import os
 import sys
 
 import pytest
 from hypothesis import settings
+from shadows import path_without_shadows
 
 # Numba's CUDA simulator runs the CUDA backend's kernels on the CPU
 # (tests/test_cuda_sim.py); TANDEM_GPU=1 keeps the real GPU (tests/gpu).
@@ -14,19 +14,6 @@ if os.environ.get("TANDEM_GPU") != "1":
 settings.register_profile("tandem", derandomize=True, deadline=None, max_examples=40,
                           print_blob=True)
 settings.load_profile("tandem")
-
-
-@contextlib.contextmanager
-def path_without_shadows():
-    """``sys.path`` without the folders (benchmarks/, which another test may have put
-    there) whose dask.py would hide the package from the processes started inside."""
-    path = sys.path[:]
-    sys.path[:] = [p for p in path if not os.path.isfile(os.path.join(p or os.curdir,
-                                                                      "dask.py"))]
-    try:
-        yield
-    finally:
-        sys.path[:] = path
 
 
 @pytest.fixture(scope="module")

@@ -160,7 +160,7 @@ def test_four_threads_under_workqueue_neither_abort_nor_change_a_value():
 def test_the_process_scheduler_equals_the_serial_result():
     x, _ = tdask.gamma(ROOT, 2.5, 1.0, size=(4, 50_000), chunks=(1, 20_000))
     serial = x.compute(scheduler="synchronous")
-    from conftest import path_without_shadows
+    from shadows import path_without_shadows
 
     with path_without_shadows():  # the pool's processes start with this path
         processes = x.compute(scheduler="processes", num_workers=2)
