@@ -40,7 +40,7 @@ except ImportError as error:  # pragma: no cover - the extra is part of the test
     raise ImportError("tandem.dask needs Dask: python3 -m pip install 'tandem-rng[dask]'") \
         from error
 
-from . import multivariate, parametric
+from . import arrays, multivariate, parametric
 from .stream import Stream
 
 #: Words past which no draw lies (a lane's length).
@@ -58,15 +58,8 @@ COMPOSED = ("beta", "f", "negative_binomial", "standard_t", "wald")
 ROWS = ("dirichlet", "multinomial", "multivariate_normal")
 
 
-def _method_draw(name, stream, size, params, options):
-    return getattr(stream, name)(*params, size=size, **options)
-
-
-def _law_draw(name, stream, size, params, options):
-    return parametric.fill(stream, name, *params, size=size, **options)
-
-
-def _function_draw(function, bound, stream, size, params, options):
+def _draw(function, bound, stream, size, params, options):
+    """``function(stream, *bound, *params, size=size, **options)``: a fill's call."""
     return function(stream, *bound, *params, size=size, **options)
 
 
@@ -107,27 +100,13 @@ def _chunk(draw, stream, start, width, shape, params, block_info=None):
         pieces.append(values.reshape(-1))
     if len(pieces) == 1:
         return pieces[0].reshape(extent)
-    xp = _array_module(pieces[0])
-    return xp.concatenate(pieces).reshape(extent)
-
-
-def _array_module(values):
-    if type(values).__module__.startswith("cupy"):
-        import cupy
-
-        return cupy
-    return np
+    return arrays.module_of(pieces[0]).concatenate(pieces).reshape(extent)
 
 
 def _shape(size):
     if size is None:
         raise TypeError("size is required: the shape of the Dask array")
-    if isinstance(size, (int, np.integer)):
-        size = (size,)
-    shape = tuple(int(s) for s in size)
-    if any(s < 0 for s in shape):
-        raise ValueError(f"size must not be negative, got {size}")
-    return shape
+    return arrays.shape_of(size)
 
 
 def _chunks(chunks, shape, row, dtype):
@@ -220,8 +199,8 @@ def _method_function(name):
     def fill(stream: Stream, *params, size=None, chunks="auto", **options):
         if len(params) > len(before):
             raise TypeError(f"{name}() takes {len(before)} parameters before size")
-        return _fill(functools.partial(_method_draw, name), name, stream, params, size,
-                     chunks, options)
+        return _fill(functools.partial(_draw, getattr(Stream, name), ()), name, stream,
+                     params, size, chunks, options)
 
     return _public(name, fill, f"``stream.{name}(...)`` as a Dask array: ``(array, next "
                    "stream)``.", params=f"``{', '.join(before) or 'none'}``, as "
@@ -238,10 +217,11 @@ def _parameter_count(name):
 
 def _law_function(name):
     if name in COMPOSED:
-        draw, local = functools.partial(_function_draw, getattr(parametric, name), ()), \
+        draw, local = functools.partial(_draw, getattr(parametric, name), ()), \
             f"parametric.{name}(stream, ...)"
     else:
-        draw, local = functools.partial(_law_draw, name), f'parametric.fill(stream, "{name}", ...)'
+        draw, local = functools.partial(_draw, parametric.fill, (name,)), \
+            f'parametric.fill(stream, "{name}", ...)'
 
     def fill(stream: Stream, *params, size=None, chunks="auto", **options):
         return _fill(draw, name, stream, params, size, chunks, options)
@@ -257,7 +237,7 @@ def _rows_function(name):
     function = getattr(multivariate, name)
 
     def fill(stream: Stream, *params, size=None, chunks="auto", **options):
-        return _fill(functools.partial(_function_draw, function, params), name, stream, (),
+        return _fill(functools.partial(_draw, function, params), name, stream, (),
                      size, chunks, options)
 
     return _public(name, fill, f"Rows of ``multivariate.{name}`` as a Dask array: "

@@ -770,10 +770,7 @@ class TablePlan:
         """Every entry into ``flat``, by tasks of :data:`WORKER_TASK_SECONDS` or so on
         the workers of ``client``, gathered in order."""
         total = flat.size
-        if self.measured:
-            chunk = max(MIN_CHUNK, int(WORKER_TASK_SECONDS / max(self.seconds_per_entry, 1e-12)))
-        else:
-            chunk = max(MIN_CHUNK, -(-total // 16))
+        chunk = self._chunk(total, WORKER_TASK_SECONDS, 16)
         plan = client.scatter(self, broadcast=True, hash=False)
         run = uuid.uuid4().hex
         ranges = [(start, min(start + chunk, total)) for start in range(0, total, chunk)]
@@ -787,10 +784,12 @@ class TablePlan:
         finally:
             client.cancel(futures)
 
-    def _chunk(self, total):
+    def _chunk(self, total, seconds=CHUNK_SECONDS, parts=100):
+        """Entries a call: about ``seconds`` of them where the plan was timed, else a
+        ``parts``-th of ``total``; at least :data:`MIN_CHUNK`."""
         if not self.measured:
-            return max(MIN_CHUNK, -(-total // 100))
-        return max(MIN_CHUNK, int(CHUNK_SECONDS / max(self.seconds_per_entry, 1e-12)))
+            return max(MIN_CHUNK, -(-total // parts))
+        return max(MIN_CHUNK, int(seconds / max(self.seconds_per_entry, 1e-12)))
 
     def compute(self, progress=True, client=None):
         """The :class:`ScoreTable`; ``progress`` and ``client`` as for :func:`score_table`."""
