@@ -6,6 +6,7 @@ chains equal to the CPU's bit for bit.
 chains short.  ``tests/gpu/test_bn_gpu.py`` checks the same on a real GPU, at size.
 """
 
+import dataclasses
 import os
 
 import numpy as np
@@ -14,11 +15,28 @@ from test_bn_exact import synthetic_table
 
 import tandem
 from tandem import bn
-from tandem.bn import cuda_mcmc, cuda_table, mcmc, scores
+from tandem.bn import combinations, cuda_mcmc, cuda_table, mcmc, scores
 
 pytestmark = [pytest.mark.filterwarnings("ignore:overflow encountered"),
               pytest.mark.skipif(os.environ.get("NUMBA_ENABLE_CUDASIM") != "1",
                                  reason="the simulator is off (TANDEM_GPU=1: tests/gpu)")]
+
+
+def spread_table(table, at, m):
+    """``table`` with candidate slot ``q`` moved to slot ``at[q]`` of ``m`` (the others
+    -1 padding, their sets -inf)."""
+    k = table.max_parents
+    old_m = table.candidates.shape[1]
+    old_sizes, old_sets = combinations.subset_table(old_m, k)
+    old_rank = {tuple(at[q] for q in old_sets[r, :old_sizes[r]]): r
+                for r in range(len(old_sizes))}
+    sizes, sets = combinations.subset_table(m, k)
+    columns = [old_rank.get(tuple(sets[r, :sizes[r]]), -1) for r in range(len(sizes))]
+    scores = np.where(np.array(columns) >= 0, table.scores[:, columns], -np.inf)
+    candidates = np.full((table.candidates.shape[0], m), -1, table.candidates.dtype)
+    candidates[:, list(at)] = table.candidates
+    return dataclasses.replace(table, scores=scores, candidates=candidates,
+                               fingerprint=table.fingerprint + "-spread")
 
 
 def both_tables(data, **kwargs):
@@ -84,12 +102,15 @@ CHAINS = [
     # nodes far below their top: the own scale
     (lambda: synthetic_table(5, 2, 12, strength=1000.0, noise=30.0),
      dict(iterations=12, thin=2, burn_in=2)),
-    # sets of four parents: the generic blocks
+    # sets of four parents
     (lambda: synthetic_table(7, 4, 3), dict(iterations=10, thin=2, burn_in=2)),
+    # 66 candidate slots, five of them used, three past the first word of a slot mask
+    (lambda: spread_table(synthetic_table(6, 1, 8), (0, 1, 63, 64, 65), 66),
+     dict(iterations=8, thin=4, burn_in=1)),
 ]
 
 
-@pytest.mark.parametrize("make,kwargs", CHAINS, ids=["tempered", "own-scale", "k4"])
+@pytest.mark.parametrize("make,kwargs", CHAINS, ids=["tempered", "own-scale", "k4", "two-words"])
 def test_chains_equal_the_cpu(make, kwargs, few_threads):
     table = make()
     cpu = bn.order_mcmc(table, tandem.Philox(5), chains=2, progress=False, **kwargs)

@@ -6,13 +6,16 @@ does), so many chains run at once.  Thread 0 follows the chain's rules
 the batches), reading the same uniforms as the CPU; every node score is a
 collective step of the block:
 
-* the block lists the node's allowed candidate slots (``members``) by a
-  prefix sum;
-* its threads walk the node's allowed parent sets in the order of the CPU's
-  walk (:mod:`tandem.bn.mcmc`: sizes in turn, the upper members fixed in
-  colex order, the lowest free), thread ``t`` taking sets ``t``, ``t +
-  threads``, ...: consecutive threads read neighbouring entries of the
-  table, and each sums its terms exactly (:mod:`tandem.bn.order_sums`);
+* the block marks the node's allowed candidate slots in a mask (a thread a
+  slot, by shared-memory atomics);
+* its threads walk the node's parent sets in rank order, which is the order
+  of the CPU's walk (:mod:`tandem.bn.mcmc`), thread ``t`` taking ranks ``t``,
+  ``t + threads``, ... of each size, as far as the sets of slots below the
+  highest allowed one reach: consecutive threads read neighbouring entries of
+  the table, a set counts where its slot mask (:func:`set_tables`) holds no
+  forbidden slot, and each thread sums its terms exactly
+  (:mod:`tandem.bn.order_sums`); the incremental rule walks the list of the
+  sets that hold the slot that moved (:func:`set_tables`) the same way;
 * the limbs and the largest weight are reduced in shared memory, exactly, so
   the sum, its scale and the node score equal the CPU's bit for bit,
   whatever the number of threads.
@@ -20,7 +23,7 @@ collective step of the block:
 A kept order's DAGs take the same steps: the sums of the sets that hold
 each position by shared-memory atomics (integers: exact in any order), and
 the inverse-CDF draw of a parent set by a prefix sum over the block of each
-round of consecutive sets, in walk order, until the running sum passes the
+round of consecutive ranks, in walk order, until the running sum passes the
 target.
 
 Needs numba-cuda and a GPU, or Numba's CUDA simulator.
@@ -35,7 +38,7 @@ import numpy as np
 from numba import config, cuda
 
 from .. import _twin
-from . import order_moves, order_sums, set_walks
+from . import order_moves, order_sums
 
 #: Threads per chain (a power of two) on a table of at least SMALL_TABLE sets a node;
 #: SMALL_THREADS on a smaller one, whose node sums are too short to share among more
@@ -65,24 +68,12 @@ def weight(row, scores, own, shift, r):
     return row[r]
 
 
-def set_allowed(subsets, r, pos, candidates, v):
-    """Whether every parent of set ``r`` precedes ``v``."""
-    for q in range(subsets.shape[1]):
-        p = subsets[r, q]
-        if p < 0:
-            break
-        c = candidates[v, p]
-        if c < 0 or pos[c] >= pos[v]:
-            return False
-    return True
-
-
 def beyond(hi, lo, target_hi, target_lo):
     """Whether the normalised limbs ``(hi, lo)`` exceed the target's."""
     return hi > target_hi or (hi == target_hi and lo > target_lo)
 
 
-_DEVICE_FUNCTIONS = (weight, set_allowed, beyond)
+_DEVICE_FUNCTIONS = (weight, beyond)
 
 
 def _bits(x):
@@ -101,144 +92,98 @@ def kernels(m, k, n, threads, max_registers=None):
     copy."""
     order_sums.register_cuda()
     order_moves.register_cuda()
-    set_walks.register_cuda()
     if not config.ENABLE_CUDASIM:
         from numba.cuda.extending import register_jitable
 
         for fn in _DEVICE_FUNCTIONS + (_bits, _float):
             register_jitable(fn)
     slots = max(m, 1)
-    uppers = max(k, 1)
+    words = max(-(-m // 64), 1)
     batches = order_moves.BATCHES
 
     @cuda.jit(device=True)
-    def node_block(u, count, members, offsets, binom, idx):
-        """The rank base and the length of the block of the node's walk whose ``u``
-        upper members are ``members[idx[:u]]`` (its free lowest member below them)."""
-        base = offsets[u + 1]
-        for j in range(u):
-            base += binom[members[idx[j]], j + 2]
-        return base, (idx[0] if u > 0 else count)
+    def forbid(allowed, forbidden, w):
+        """Into ``forbidden``: the mask of the slots outside ``allowed``, slot ``w``
+        allowed too where ``w >= 0``."""
+        for q in range(words):
+            forbidden[q] = ~allowed[q]
+        if w >= 0:
+            forbidden[w >> 6] &= ~(np.int64(1) << (w & 63))
 
     @cuda.jit(device=True)
-    def holding_block(u, count, members, w, offsets, binom, idx):
-        """The rank bases (:func:`set_walks.holding_bases`) and the length of the block of
-        the sets holding slot ``w`` whose ``u`` upper others are ``members[idx[:u]]``."""
-        if u == 0:
-            return offsets[2] + binom[w, 2], offsets[2] + w, count
-        low, high = set_walks.holding_bases(members, idx, u, w, offsets[u + 2], binom)
-        return low, high, idx[0]
+    def inside(masks, r, forbidden):
+        """Whether set ``r`` holds no forbidden slot."""
+        outside = np.int64(0)
+        for q in range(words):
+            outside |= masks[q, r] & forbidden[q]
+        return outside == 0
 
     @cuda.jit(device=True)
-    def next_block(u, last, count, binom, idx):
-        """The number of upper members of the block after this one (``idx`` stepped in
-        colex order, then the next size that has blocks), ``last + 1`` after the last."""
-        if u > 0 and set_walks.next_upper(idx, u, count):
-            return u
-        u += 1
-        while u <= last and binom[count, u] == 0:
-            u += 1
-        for j in range(min(u, last)):
-            idx[j] = j
-        return u
-
-    @cuda.jit(device=True)
-    def node_seek(i, u, base, length, count, members, offsets, binom, idx):
-        """From set ``i`` of the current block of the node's walk to the block that holds
-        it: ``(i, u, base, length)`` there, ``u`` equal to ``k`` past the last block."""
-        while i >= length and u < k:
-            i -= length
-            u = next_block(u, k - 1, count, binom, idx)
-            if u < k:
-                base, length = node_block(u, count, members, offsets, binom, idx)
-        return i, u, base, length
-
-    @cuda.jit(device=True)
-    def walk(mode, row, scores, own, shift, members, count, offsets, binom, factor, idx, acc,
-             state):
-        """This thread's sets of the node's walk (sizes 1 to ``k`` in turn, each in colex
-        order of its upper members, the lowest member ascending: rank order), the
-        block's threads taking consecutive sets (so that their loads coalesce), as the
-        CPU's walks: ``_SUM``: the limbs into ``state[0:2]``, the largest weight's bits
-        into ``state[2]``; ``_MAX``: the largest score into ``state[3]`` (float bits);
-        ``_SHARES``: the limbs into ``state[0:2]`` and, by atomics, into ``acc[:, p]``
-        those of the sets holding slot ``p``."""
-        if k < 1:
-            return
-        i = cuda.threadIdx.x
-        u = 0
-        base, length = node_block(0, count, members, offsets, binom, idx)
-        run = np.int64(0)
+    def walk(mode, row, scores, own, shift, forbidden, limit, offsets, binom, subsets, masks,
+             factor, acc, state):
+        """This thread's sets of the node's allowed sets, in rank order (the CPU's walk
+        order), the block's threads taking consecutive ranks of each size (so that their
+        loads coalesce), only ranks below ``offsets[s] + C(limit, s)`` (the sets of
+        size ``s`` of slots below ``limit``), a set allowed where it holds no
+        ``forbidden`` slot: ``_SUM``: the limbs into ``state[0:2]``, the largest
+        weight's bits into ``state[2]``; ``_MAX``: the largest score into ``state[3]``
+        (float bits); ``_SHARES``: the limbs into ``state[0:2]`` and, by atomics, into
+        ``acc[:, p]`` those of the sets holding slot ``p``."""
+        tid = cuda.threadIdx.x
         hi = state[0]
         lo = state[1]
         largest = state[2]
         best = _float(state[3])
-        while True:
-            if i >= length:  # the block's terms end here: its sum to the limbs (and uppers)
-                hi += run >> _LIMB
-                lo += run & _MASK
-                if mode == _SHARES:
-                    for j in range(u):
-                        cuda.atomic.add(acc, (0, members[idx[j]]), run >> _LIMB)
-                        cuda.atomic.add(acc, (1, members[idx[j]]), run & _MASK)
-                run = 0
-                i, u, base, length = node_seek(i, u, base, length, count, members, offsets,
-                                               binom, idx)
-                if u >= k:
-                    break
-            a = members[i]
-            if mode == _MAX:
-                best = max(best, scores[base + a])
-            else:
-                w = weight(row, scores, own, shift, base + a)
-                t = order_sums.term(w, factor)
-                if mode == _SUM:
-                    largest = max(largest, order_sums.weight_bits(w))
-                else:
-                    cuda.atomic.add(acc, (0, a), t >> _LIMB)
-                    cuda.atomic.add(acc, (1, a), t & _MASK)
-                run += t
-            i += threads
+        for s in range(1, k + 1):
+            for r in range(offsets[s] + tid, offsets[s] + binom[limit, s], threads):
+                if inside(masks, r, forbidden):
+                    if mode == _MAX:
+                        best = max(best, scores[r])
+                    else:
+                        w = weight(row, scores, own, shift, r)
+                        t = order_sums.term(w, factor)
+                        hi += t >> _LIMB
+                        lo += t & _MASK
+                        if mode == _SUM:
+                            largest = max(largest, order_sums.weight_bits(w))
+                        else:
+                            for q in range(s):
+                                p = subsets[r, q]
+                                cuda.atomic.add(acc, (0, p), t >> _LIMB)
+                                cuda.atomic.add(acc, (1, p), t & _MASK)
         state[0] = hi
         state[1] = lo
         state[2] = largest
         state[3] = _bits(best)
 
     @cuda.jit(device=True)
-    def found_set(row, scores, own, shift, members, count, offsets, binom, factor, idx, red,
+    def found_set(row, scores, own, shift, forbidden, limit, offsets, binom, masks, factor, red,
                   info, start, target_hi, target_lo):
-        """Collective: the rank of the first set of the node's walk at which the running
-        sum of terms, from ``start``, passes the target limbs; -1 if none does.  The
-        threads take consecutive sets, and a prefix sum over the block finds the one."""
+        """Collective: the rank of the first allowed set, in rank order, at which the
+        running sum of terms, from ``start``, passes the target limbs; -1 if none does.
+        The threads take consecutive ranks, and a prefix sum over the block finds the
+        one."""
         tid = cuda.threadIdx.x
-        total = 0
-        for s in range(1, k + 1):
-            total += binom[count, s]
-        i = tid
-        u = 0
-        base, length = node_block(0, count, members, offsets, binom, idx)
         run_hi, run_lo = order_sums.normalised(start >> _LIMB, start & _MASK)
-        for first in range(0, total, threads):
-            t = np.int64(0)
-            r = -1
-            i, u, base, length = node_seek(i, u, base, length, count, members, offsets, binom,
-                                           idx)
-            if u < k:
-                r = base + members[i]
-                t = order_sums.term(weight(row, scores, own, shift, r), factor)
-                i += threads
-            red[0, tid] = t >> _LIMB
-            red[1, tid] = t & _MASK
-            inclusive_scan(red, 2, tid)
-            hi, lo = order_sums.normalised(run_hi + red[0, tid], run_lo + red[1, tid])
-            passes = beyond(hi, lo, target_hi, target_lo)
-            hi, lo = order_sums.normalised(hi - (t >> _LIMB), lo - (t & _MASK))
-            if passes and not beyond(hi, lo, target_hi, target_lo):
-                info[8] = r
-            run_hi, run_lo = order_sums.normalised(run_hi + red[0, threads - 1],
-                                                   run_lo + red[1, threads - 1])
-            if cuda.syncthreads_or(1 if passes else 0) != 0:
-                return info[8]
+        for s in range(1, k + 1):
+            end = offsets[s] + binom[limit, s]
+            for first in range(offsets[s], end, threads):
+                r = first + tid
+                t = np.int64(0)
+                if r < end and inside(masks, r, forbidden):
+                    t = order_sums.term(weight(row, scores, own, shift, r), factor)
+                red[0, tid] = t >> _LIMB
+                red[1, tid] = t & _MASK
+                inclusive_scan(red, 2, tid)
+                hi, lo = order_sums.normalised(run_hi + red[0, tid], run_lo + red[1, tid])
+                passes = beyond(hi, lo, target_hi, target_lo)
+                hi, lo = order_sums.normalised(hi - (t >> _LIMB), lo - (t & _MASK))
+                if passes and not beyond(hi, lo, target_hi, target_lo):
+                    info[8] = r
+                run_hi, run_lo = order_sums.normalised(run_hi + red[0, threads - 1],
+                                                       run_lo + red[1, threads - 1])
+                if cuda.syncthreads_or(1 if passes else 0) != 0:
+                    return info[8]
         return -1
 
     @cuda.jit(device=True)
@@ -271,28 +216,25 @@ def kernels(m, k, n, threads, max_registers=None):
             step *= 2
 
     @cuda.jit(device=True)
-    def list_members(v, pos, candidates, skip, members, red):
-        """Collective: the candidate slots of ``v`` that precede it (all but ``skip``), in
-        ascending order, into ``members``; returns their number.  A thread a slot, the
-        places by a prefix sum over the block (Hillis and Steele)."""
+    def allowed_slots(v, pos, candidates, skip, allowed, info):
+        """Collective: the mask of the candidate slots of ``v`` that precede it (all but
+        ``skip``) into ``allowed``, and one more than the highest of them (0 if none)
+        into ``info[0]``.  A thread a slot, by shared-memory atomics."""
         tid = cuda.threadIdx.x
-        width = candidates.shape[1]
+        cuda.syncthreads()
+        for q in range(tid, words, threads):
+            allowed[q] = 0
+        if tid == 0:
+            info[0] = 0
+        cuda.syncthreads()
         before = pos[v]
-        count = 0
-        for start in range(0, width, threads):
-            q = start + tid
-            flag = 0
-            if q < width and q != skip:
+        for q in range(tid, candidates.shape[1], threads):
+            if q != skip:
                 c = candidates[v, q]
                 if c >= 0 and pos[c] < before:
-                    flag = 1
-            red[0, tid] = flag
-            inclusive_scan(red, 1, tid)
-            if flag != 0:
-                members[count + red[0, tid] - 1] = q
-            count += red[0, threads - 1]
-            cuda.syncthreads()
-        return count
+                    cuda.atomic.or_(allowed, q >> 6, np.int64(1) << (q & 63))
+                    cuda.atomic.max(info, 0, q + 1)
+        cuda.syncthreads()
 
     @cuda.jit(device=True)
     def reduce_state(red, tid, state):
@@ -307,19 +249,22 @@ def kernels(m, k, n, threads, max_registers=None):
         reduce(red, tid)
 
     @cuda.jit(device=True)
-    def node_sum(v, pos, candidates, scores, weights, top, offsets, binom, guess, members,
-                 info, red, idx, state, acc):
+    def node_sum(v, pos, candidates, scores, weights, top, offsets, binom, subsets, masks,
+                 holding, holding_ends, guess, allowed,
+                 info, red, forbidden, state, acc):
         """Collective: the exact sum of ``v``'s allowed sets, as :func:`mcmc._node_sum`.
-        Leaves in ``info``: ``[0]`` the allowed slots, ``[1]``, ``[2]`` the limbs,
-        ``[3]`` e, ``[4]`` 1 in the own scale, ``[5]`` the shift's float bits."""
+        Leaves in ``info``: ``[0]`` one more than the highest allowed slot, ``[1]``,
+        ``[2]`` the limbs, ``[3]`` e, ``[4]`` 1 in the own scale, ``[5]`` the shift's
+        float bits; in ``forbidden``, the mask of the slots that do not precede ``v``."""
         tid = cuda.threadIdx.x
-        count = list_members(v, pos, candidates, -1, members, red)
+        allowed_slots(v, pos, candidates, -1, allowed, info)
         if tid == 0:
-            info[0] = count
             info[3] = guess[v]
             info[4] = 0
             info[5] = _bits(top[v])
         cuda.syncthreads()
+        limit = info[0]
+        forbid(allowed, forbidden, -1)
         row = weights[v]
         srow = scores[v]
         mode = _SUM
@@ -341,8 +286,8 @@ def kernels(m, k, n, threads, max_registers=None):
                 state[0] = t0 >> _LIMB
                 state[1] = t0 & _MASK
                 state[2] = order_sums.weight_bits(w0)
-            walk(mode, row, srow, own, shift, members, count, offsets, binom, factor, idx, acc,
-                 state)
+            walk(mode, row, srow, own, shift, forbidden, limit, offsets, binom, subsets, masks,
+                 factor, acc, state)
             reduce_state(red, tid, state)
             if tid == 0:
                 info[6] = 1  # done
@@ -370,12 +315,14 @@ def kernels(m, k, n, threads, max_registers=None):
             mode = _MAX if decision == 2 else _SUM
 
     @cuda.jit(device=True)
-    def node_score(v, pos, sums, candidates, scores, weights, top, offsets, binom, guess,
-                   members, info, red, idx, state, acc):
+    def node_score(v, pos, sums, candidates, scores, weights, top, offsets, binom, subsets,
+                   masks, holding, holding_ends, guess,
+                   allowed, info, red, forbidden, state, acc):
         """Collective: ``v``'s node score, returned to every thread; its exact sum into
         ``sums[v]``, as :func:`mcmc._node_score`."""
-        node_sum(v, pos, candidates, scores, weights, top, offsets, binom, guess, members,
-                 info, red, idx, state, acc)
+        node_sum(v, pos, candidates, scores, weights, top, offsets, binom, subsets, masks,
+                 holding, holding_ends, guess, allowed,
+                 info, red, forbidden, state, acc)
         if cuda.threadIdx.x == 0:
             info[7] = _bits(order_sums.node_score(_float(info[5]), info[1], info[2], info[3]))
             sums[v, 0], sums[v, 1] = order_sums.normalised(info[1], info[2])
@@ -386,43 +333,31 @@ def kernels(m, k, n, threads, max_registers=None):
         return score
 
     @cuda.jit(device=True)
-    def holding_walk(row, members, count, w, below, offsets, binom, factor, idx, state):
-        """This thread's sets of those that hold slot ``w`` and others of
-        ``members[:count]`` (``below`` of them under ``w``), as :func:`mcmc._holding_sum`
-        walks them (the singleton ``{w}`` aside), the block's threads taking
-        consecutive sets: the limbs into ``state[0:2]``, the largest weight's bits into
-        ``state[2]``.  A block fixes the upper others ``H`` (``u`` of them, sizes 0 to
-        ``k - 2`` in turn, colex order)."""
-        if k < 2:
-            return
-        i = cuda.threadIdx.x
-        u = 0
-        base, high, length = holding_block(0, count, members, w, offsets, binom, idx)
-        run = np.int64(0)
+    def holding_walk(row, w, forbidden, limit, holding, holding_ends, masks, factor, state):
+        """This thread's sets of those that hold slot ``w`` and no ``forbidden`` slot, as
+        :func:`mcmc._holding_sum` sums them (the singleton ``{w}`` too), the block's
+        threads taking consecutive entries of ``holding[w]`` (the sets that hold ``w``,
+        by their highest slot), those of slots below ``limit`` alone: the limbs into
+        ``state[0:2]``, the largest weight's bits into ``state[2]``."""
+        hi = state[0]
+        lo = state[1]
         largest = state[2]
-        while True:
-            if i >= length:
-                state[0] += run >> _LIMB
-                state[1] += run & _MASK
-                run = 0
-                while i >= length and u <= k - 2:
-                    i -= length
-                    u = next_block(u, k - 2, count, binom, idx)
-                    if u <= k - 2:
-                        base, high, length = holding_block(u, count, members, w, offsets,
-                                                           binom, idx)
-                if u > k - 2:
-                    break
-            a = members[i]
-            x = row[base + a] if i < below else row[high + binom[a, 2]]
-            largest = max(largest, order_sums.weight_bits(x))
-            run += order_sums.term(x, factor)
-            i += threads
+        for i in range(cuda.threadIdx.x, holding_ends[w, max(limit, w + 1)], threads):
+            r = holding[w, i]
+            if inside(masks, r, forbidden):
+                x = row[r]
+                largest = max(largest, order_sums.weight_bits(x))
+                t = order_sums.term(x, factor)
+                hi += t >> _LIMB
+                lo += t & _MASK
+        state[0] = hi
+        state[1] = lo
         state[2] = largest
 
     @cuda.jit(device=True)
     def rescored(v, leaving, joining, fresh, pos, sums, candidates, slots_of, scores, weights,
-                 top, offsets, binom, guess, members, info, red, idx, state, acc):
+                 top, offsets, binom, subsets, masks, holding, holding_ends, guess, allowed,
+                 info, red, forbidden, state, acc):
         """Collective: as :func:`mcmc._rescored`, the incremental rule (:func:`node_score`
         where ``fresh``); returns ``v``'s node score to every thread.  Every node score
         of the kernel goes through here or :func:`sample_dags`: each call site is a
@@ -431,26 +366,19 @@ def kernels(m, k, n, threads, max_registers=None):
         tid = cuda.threadIdx.x
         e = _OWN_SCALE if fresh else sums[v, 2]
         join = slots_of[joining, v] if joining >= 0 else -1
-        count = 0
         if e != _OWN_SCALE:
-            count = list_members(v, pos, candidates, join, members, red)
+            allowed_slots(v, pos, candidates, join, allowed, info)
         if tid == 0:
             info[9] = 0
             if e != _OWN_SCALE:
                 info[9] = 1
-                info[0] = count
                 info[10] = slots_of[leaving, v] if leaving >= 0 else -1
                 info[11] = join
-                for side in range(2):
-                    below = 0
-                    while below < count and members[below] < info[10 + side]:
-                        below += 1
-                    info[12 + side] = below
                 info[14] = sums[v, 0]
                 info[15] = sums[v, 1]
         cuda.syncthreads()
         if info[9] != 0:
-            count = info[0]
+            limit = info[0]
             factor = order_sums.scale(e)
             row = weights[v]
             for side in range(2):
@@ -460,14 +388,9 @@ def kernels(m, k, n, threads, max_registers=None):
                     state[1] = 0
                     state[2] = 0
                     state[3] = _bits(-math.inf)
-                    if tid == 0 and k >= 1:
-                        x = row[offsets[1] + slot]
-                        t = order_sums.term(x, factor)
-                        state[0] = t >> _LIMB
-                        state[1] = t & _MASK
-                        state[2] = order_sums.weight_bits(x)
-                    holding_walk(row, members, count, slot, info[12 + side], offsets, binom,
-                                 factor, idx, state)
+                    forbid(allowed, forbidden, slot)
+                    holding_walk(row, slot, forbidden, limit, holding, holding_ends, masks,
+                                 factor, state)
                     reduce_state(red, tid, state)
                     if tid == 0:
                         found = order_sums.exponent(red[2, 0])
@@ -483,7 +406,8 @@ def kernels(m, k, n, threads, max_registers=None):
         if info[9] == 0:
             cuda.syncthreads()
             return node_score(v, pos, sums, candidates, scores, weights, top, offsets, binom,
-                              guess, members, info, red, idx, state, acc)
+                              subsets, masks, holding, holding_ends,
+                              guess, allowed, info, red, forbidden, state, acc)
         if tid == 0:
             hi, lo = order_sums.normalised(info[14], info[15])
             sums[v, 0] = hi
@@ -496,16 +420,18 @@ def kernels(m, k, n, threads, max_registers=None):
 
     @cuda.jit(device=True)
     def sample_dags(uniforms, dags, pos, candidates, scores, weights, top, offsets, binom,
-                    subsets, guess, members, info, red, idx, state, acc, edge_counts,
+                    subsets, masks, holding, holding_ends,
+                    guess, allowed, info, red, forbidden, state, acc, edge_counts,
                     edge_given_order, batch):
         """Collective: the DAGs and P(edge | order) of one kept order, as
         :func:`mcmc._sample_dags`."""
         tid = cuda.threadIdx.x
         n = pos.shape[0]
         for v in range(n):
-            node_sum(v, pos, candidates, scores, weights, top, offsets, binom, guess, members,
-                     info, red, idx, state, acc)
-            count = info[0]
+            node_sum(v, pos, candidates, scores, weights, top, offsets, binom, subsets, masks,
+                     holding, holding_ends, guess, allowed,
+                     info, red, forbidden, state, acc)
+            limit = info[0]
             e = info[3]
             own = info[4] != 0
             shift = _float(info[5])
@@ -518,8 +444,8 @@ def kernels(m, k, n, threads, max_registers=None):
             cuda.syncthreads()
             for j in range(4):
                 state[j] = 0
-            walk(_SHARES, row, srow, own, shift, members, count, offsets, binom, factor, idx,
-                 acc, state)
+            walk(_SHARES, row, srow, own, shift, forbidden, limit, offsets, binom, subsets,
+                 masks, factor, acc, state)
             cuda.syncthreads()
             total = order_sums.limbs_value(info[1], info[2])
             for q in range(tid, candidates.shape[1], threads):
@@ -532,14 +458,14 @@ def kernels(m, k, n, threads, max_registers=None):
                 hi, lo = order_sums.normalised(t0 >> _LIMB, t0 & _MASK)
                 r = 0
                 if t0 == 0 or not beyond(hi, lo, target_hi, target_lo):
-                    r = found_set(row, srow, own, shift, members, count, offsets, binom,
-                                  factor, idx, red, info, t0, target_hi, target_lo)
+                    r = found_set(row, srow, own, shift, forbidden, limit, offsets, binom,
+                                  masks, factor, red, info, t0, target_hi, target_lo)
                 if tid == 0:
                     if r < 0:  # rounding put the target past the end
                         r = 0
                         for x in range(scores.shape[1] - 1, 0, -1):
                             if order_sums.term(weight(row, srow, own, shift, x), factor) > 0 \
-                                    and set_allowed(subsets, x, pos, candidates, v):
+                                    and inside(masks, x, forbidden):
                                 r = x
                                 break
                     for q in range(subsets.shape[1]):
@@ -552,7 +478,8 @@ def kernels(m, k, n, threads, max_registers=None):
 
     @cuda.jit(device=True)
     def order_scores(order, pos, node_scores, sums, candidates, slots_of, scores, weights, top,
-                     offsets, binom, guess, members, info, red, idx, state, acc):
+                     offsets, binom, subsets, masks, holding, holding_ends, guess, allowed, info,
+                     red, forbidden, state, acc):
         """Collective: positions and every node score of ``order``; returns the total."""
         tid = cuda.threadIdx.x
         n = order.shape[0]
@@ -561,7 +488,8 @@ def kernels(m, k, n, threads, max_registers=None):
         cuda.syncthreads()
         for v in range(n):
             x = rescored(v, -1, -1, True, pos, sums, candidates, slots_of, scores, weights,
-                         top, offsets, binom, guess, members, info, red, idx, state, acc)
+                         top, offsets, binom, subsets, masks, holding, holding_ends, guess,
+                         allowed, info, red, forbidden, state, acc)
             if tid == 0:
                 node_scores[v] = x
         cuda.syncthreads()
@@ -574,7 +502,8 @@ def kernels(m, k, n, threads, max_registers=None):
                  else {"max_registers": max_registers}))
     def advance(rescore, t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
                 swap_uniforms, dag_uniforms, candidates, slots_of, scores, weights, top,
-                offsets, binom, subsets, orders, best_score, best_order, trace, proposed,
+                offsets, binom, subsets, masks, holding, holding_ends, orders, best_score,
+                best_order, trace, proposed,
                 accepted, swaps_proposed, swaps_accepted, edge_counts, edge_given_order,
                 n_kept, batch_counts, positions, node_scores, totals, guesses, saved_order,
                 saved_scores, position_scores, todo, sums, saved_sums):
@@ -583,19 +512,20 @@ def kernels(m, k, n, threads, max_registers=None):
         ``rescore``, else kept from the launch before (equal: see :func:`rescored`)."""
         c = cuda.blockIdx.x
         tid = cuda.threadIdx.x
-        members = cuda.shared.array(slots, np.int64)
+        allowed = cuda.shared.array(words, np.int64)
         acc = cuda.shared.array((2, slots), np.int64)
         red = cuda.shared.array((4, threads), np.int64)
         info = cuda.shared.array(16, np.int64)  # see node_sum, rescored
-        idx = cuda.local.array(uppers, np.int64)
+        forbidden = cuda.local.array(words, np.int64)
         state = cuda.local.array(4, np.int64)
         replicas = orders.shape[1]
         n = orders.shape[2]
         guess = guesses[c]
         for r in range(replicas if rescore != 0 else 0):
             x = order_scores(orders[c, r], positions[c, r], node_scores[c, r], sums[c, r],
-                             candidates, slots_of, scores, weights, top, offsets, binom, guess,
-                             members, info, red, idx, state, acc)
+                             candidates, slots_of, scores, weights, top, offsets, binom, subsets,
+                             masks, holding, holding_ends, guess,
+                             allowed, info, red, forbidden, state, acc)
             if tid == 0:
                 totals[c, r] = x
         cuda.syncthreads()
@@ -618,14 +548,16 @@ def kernels(m, k, n, threads, max_registers=None):
                     if kind == 3:
                         total, took = gibbs_position(
                             i, u3, betas[r], order, pos, scores_r, sums[c, r], total,
-                            candidates, slots_of, scores, weights, top, offsets, binom, guess,
-                            members, info, red, idx, state, acc, saved_order[c],
+                            candidates, slots_of, scores, weights, top, offsets, binom, subsets,
+                            masks, holding, holding_ends, guess,
+                            allowed, info, red, forbidden, state, acc, saved_order[c],
                             saved_scores[c], saved_sums[c], position_scores[c])
                     else:
                         total, took = move(
                             kind, i, j, order_moves.log_uniform(u3), betas[r], order, pos,
                             scores_r, sums[c, r], total, candidates, slots_of, scores,
-                            weights, top, offsets, binom, guess, members, info, red, idx,
+                            weights, top, offsets, binom, subsets, masks, holding, holding_ends,
+                            guess, allowed, info, red, forbidden,
                             state, acc, saved_order[c], saved_scores[c], saved_sums[c],
                             todo[c])
                     if tid == 0:
@@ -690,7 +622,8 @@ def kernels(m, k, n, threads, max_registers=None):
                     cuda.syncthreads()
                 sample_dags(dag_uniforms[c, kept * dags * n:(kept + 1) * dags * n], dags,
                             positions[c, 0], candidates, scores, weights, top, offsets, binom,
-                            subsets, guess, members, info, red, idx, state, acc,
+                            subsets, masks, holding, holding_ends,
+                            guess, allowed, info, red, forbidden, state, acc,
                             edge_counts[c], edge_given_order[c], batch_counts[c, i // size])
                 if tid == 0:
                     n_kept[c] += 1
@@ -699,7 +632,8 @@ def kernels(m, k, n, threads, max_registers=None):
 
     @cuda.jit(device=True)
     def move(kind, i, j, log_u, beta, order, pos, node_scores, sums, total, candidates,
-             slots_of, scores, weights, top, offsets, binom, guess, members, info, red, idx,
+             slots_of, scores, weights, top, offsets, binom, subsets, masks, holding,
+             holding_ends, guess, allowed, info, red, forbidden,
              state, acc, saved_order, saved_scores, saved_sums, todo):
         """Collective: as :func:`mcmc._move`; returns (the score now, accepted)."""
         tid = cuda.threadIdx.x
@@ -731,8 +665,9 @@ def kernels(m, k, n, threads, max_registers=None):
                 v = order[p]
                 leaving, joining, fresh = order_moves.move_rescoring(kind, i, j, v, a, b, pos)
                 x = rescored(v, leaving, joining, fresh, pos, sums, candidates, slots_of,
-                             scores, weights, top, offsets, binom, guess, members, info, red,
-                             idx, state, acc)
+                             scores, weights, top, offsets, binom, subsets, masks, holding,
+                             holding_ends, guess, allowed, info, red,
+                             forbidden, state, acc)
                 if tid == 0:
                     node_scores[v] = x
                 cuda.syncthreads()
@@ -758,7 +693,8 @@ def kernels(m, k, n, threads, max_registers=None):
 
     @cuda.jit(device=True)
     def step_scores(v, step, end, order, pos, node_scores, sums, candidates, slots_of, scores,
-                    weights, top, offsets, binom, guess, members, info, red, idx, state, acc,
+                    weights, top, offsets, binom, subsets, masks, holding, holding_ends, guess,
+                    allowed, info, red, forbidden, state, acc,
                     position_scores):
         """Collective: as :func:`mcmc._step_scores`."""
         tid = cuda.threadIdx.x
@@ -782,7 +718,8 @@ def kernels(m, k, n, threads, max_registers=None):
                     losing = (step < 0) == (side == 0)
                     score = rescored(x, other if losing else -1, -1 if losing else other,
                                      False, pos, sums, candidates, slots_of, scores, weights,
-                                     top, offsets, binom, guess, members, info, red, idx,
+                                     top, offsets, binom, subsets, masks, holding, holding_ends,
+                                     guess, allowed, info, red, forbidden,
                                      state, acc)
                     if tid == 0:
                         node_scores[x] = score
@@ -806,7 +743,8 @@ def kernels(m, k, n, threads, max_registers=None):
 
     @cuda.jit(device=True)
     def gibbs_position(i, u, beta, order, pos, node_scores, sums, total, candidates, slots_of,
-                       scores, weights, top, offsets, binom, guess, members, info, red, idx,
+                       scores, weights, top, offsets, binom, subsets, masks, holding,
+                       holding_ends, guess, allowed, info, red, forbidden,
                        state, acc, saved_order, saved_scores, saved_sums, position_scores):
         """Collective: as :func:`mcmc._gibbs_position`."""
         tid = cuda.threadIdx.x
@@ -831,8 +769,9 @@ def kernels(m, k, n, threads, max_registers=None):
                     return total, False
             end = 0 if phase == 0 else (n - 1 if phase == 1 else j)
             step_scores(v, -1 if end < i else 1, end, order, pos, node_scores, sums,
-                        candidates, slots_of, scores, weights, top, offsets, binom, guess,
-                        members, info, red, idx, state, acc, position_scores)
+                        candidates, slots_of, scores, weights, top, offsets, binom, subsets,
+                        masks, holding, holding_ends, guess,
+                        allowed, info, red, forbidden, state, acc, position_scores)
             if phase < 2:
                 if tid == 0:
                     copy_order(saved_order, saved_scores, saved_sums, order, node_scores, sums)
@@ -909,7 +848,7 @@ class DeviceChains:
         self._advance = device_module().kernels(m, k, n, threads, MAX_REGISTERS)
         self._table = [cuda.to_device(np.ascontiguousarray(a)) for a in (
             kernel.candidates, kernel.slots, kernel.scores, kernel.weights, kernel.top,
-            kernel.offsets, kernel.binom, kernel.subsets)]
+            kernel.offsets, kernel.binom, kernel.subsets, *set_tables(kernel.subsets, m))]
         self._state = {name: zeros(state[name]) if fresh and name in ZEROED
                        else cuda.to_device(np.ascontiguousarray(state[name]))
                        for name in STATE}
@@ -929,10 +868,13 @@ class DeviceChains:
 
     @staticmethod
     def table_bytes(kernel):
-        """The device memory the prepared table takes."""
-        return sum(a.nbytes for a in (kernel.candidates, kernel.slots, kernel.scores,
-                                      kernel.weights, kernel.top, kernel.offsets, kernel.binom,
-                                      kernel.subsets))
+        """The device memory the prepared table takes, with its :func:`set_tables`."""
+        n_sets, k = kernel.subsets.shape
+        m = kernel.candidates.shape[1]
+        walks = 8 * n_sets * _words(m) + 4 * k * n_sets + 8 * m * (m + 1)
+        return walks + sum(a.nbytes for a in (kernel.candidates, kernel.slots, kernel.scores,
+                                              kernel.weights, kernel.top, kernel.offsets,
+                                              kernel.binom, kernel.subsets))
 
     def advance(self, t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
                 swap_uniforms, dag_uniforms):
@@ -967,6 +909,43 @@ class DeviceChains:
             for c in range(counts.shape[0]):  # contiguous on the device: a copy each
                 counts[c, :copied].copy_to_host(host[c, :copied])
         self._host_batches = used
+
+
+def _words(m):
+    """The int64 words of a mask of ``m`` slots."""
+    return max(-(-m // 64), 1)
+
+
+def set_tables(subsets, m):
+    """The tables of the device's walks over the parent sets of ``subsets`` (the rows
+    of :func:`tandem.bn.combinations.subset_table` for ``m`` slots, in rank order).
+
+    Returns
+    -------
+    masks : numpy.ndarray of int64, shape (words, n_sets)
+        Bit ``q % 64`` of ``masks[q // 64, r]`` says whether set ``r`` holds slot ``q``.
+    holding : numpy.ndarray of int32, shape (m, h)
+        ``holding[w]``: the ranks of the ``h`` sets that hold slot ``w``, by their
+        highest slot, then by rank.
+    holding_ends : numpy.ndarray of int64, shape (m, m + 1)
+        ``holding_ends[w, L]``: how many of ``holding[w]`` hold no slot of ``L`` or
+        above, so that those are its first entries.
+    """
+    n_sets, k = subsets.shape
+    words = _words(m)
+    masks = np.zeros((words, n_sets), np.uint64)
+    sets, column = np.nonzero(subsets >= 0)
+    slot = subsets[sets, column]
+    np.bitwise_or.at(masks, (slot // 64, sets), np.left_shift(np.uint64(1),
+                                                              (slot % 64).astype(np.uint64)))
+    highest = subsets.max(axis=1, initial=-1)
+    by_slot = np.lexsort((sets, highest[sets], slot))  # sets rank within each highest slot
+    h = len(sets) // m if m else 0
+    holding = sets[by_slot].astype(np.int32).reshape(m, h)
+    ends = np.zeros((m, m + 1), np.int64)
+    for w in range(m):
+        ends[w] = np.searchsorted(highest[holding[w]], np.arange(m + 1), side="left")
+    return masks.view(np.int64), holding, ends
 
 
 def _batches_used(n_kept):

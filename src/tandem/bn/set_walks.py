@@ -1,8 +1,9 @@
-"""The steps of the walks over a node's allowed parent sets that both devices take.
+"""The steps of the walks over a node's allowed parent sets in rank order.
 
 Plain Python on scalars, called by :mod:`tandem.bn.mcmc` on the CPU and by
-:mod:`tandem.bn.cuda_mcmc` on a GPU (through a copy registered with
-numba-cuda alone), so that the two walk the same sets in the same order.
+:mod:`tandem.bn.cuda_table` on a GPU (through a copy registered with
+numba-cuda alone).  :mod:`tandem.bn.cuda_mcmc` walks the same ranks in the
+same order by slot masks instead.
 
 A set of candidate slots ``x_0 < x_1 < ...`` has the colex rank
 ``sum_i C(x_i, i + 1)`` within its size; ``binom[c, j]`` is ``C(c, j)``.
