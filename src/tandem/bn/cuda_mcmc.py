@@ -98,7 +98,7 @@ def kernels(m, k, n, threads, max_registers=None):
         for fn in _DEVICE_FUNCTIONS + (_bits, _float):
             register_jitable(fn)
     slots = max(m, 1)
-    words = max(-(-m // 64), 1)
+    words = _words(m)
     batches = order_moves.BATCHES
 
     @cuda.jit(device=True)
@@ -249,9 +249,8 @@ def kernels(m, k, n, threads, max_registers=None):
         reduce(red, tid)
 
     @cuda.jit(device=True)
-    def node_sum(v, pos, candidates, scores, weights, top, offsets, binom, subsets, masks,
-                 holding, holding_ends, guess, allowed,
-                 info, red, forbidden, state, acc):
+    def node_sum(v, pos, candidates, scores, weights, top, offsets, binom, subsets, masks, guess,
+                 allowed, info, red, forbidden, state, acc):
         """Collective: the exact sum of ``v``'s allowed sets, as :func:`mcmc._node_sum`.
         Leaves in ``info``: ``[0]`` one more than the highest allowed slot, ``[1]``,
         ``[2]`` the limbs, ``[3]`` e, ``[4]`` 1 in the own scale, ``[5]`` the shift's
@@ -315,14 +314,12 @@ def kernels(m, k, n, threads, max_registers=None):
             mode = _MAX if decision == 2 else _SUM
 
     @cuda.jit(device=True)
-    def node_score(v, pos, sums, candidates, scores, weights, top, offsets, binom, subsets,
-                   masks, holding, holding_ends, guess,
-                   allowed, info, red, forbidden, state, acc):
+    def node_score(v, pos, sums, candidates, scores, weights, top, offsets, binom, subsets, masks,
+                   guess, allowed, info, red, forbidden, state, acc):
         """Collective: ``v``'s node score, returned to every thread; its exact sum into
         ``sums[v]``, as :func:`mcmc._node_score`."""
-        node_sum(v, pos, candidates, scores, weights, top, offsets, binom, subsets, masks,
-                 holding, holding_ends, guess, allowed,
-                 info, red, forbidden, state, acc)
+        node_sum(v, pos, candidates, scores, weights, top, offsets, binom, subsets, masks, guess,
+                 allowed, info, red, forbidden, state, acc)
         if cuda.threadIdx.x == 0:
             info[7] = _bits(order_sums.node_score(_float(info[5]), info[1], info[2], info[3]))
             sums[v, 0], sums[v, 1] = order_sums.normalised(info[1], info[2])
@@ -355,9 +352,9 @@ def kernels(m, k, n, threads, max_registers=None):
         state[2] = largest
 
     @cuda.jit(device=True)
-    def rescored(v, leaving, joining, fresh, pos, sums, candidates, slots_of, scores, weights,
-                 top, offsets, binom, subsets, masks, holding, holding_ends, guess, allowed,
-                 info, red, forbidden, state, acc):
+    def rescored(v, leaving, joining, fresh, pos, sums, candidates, slots_of, scores, weights, top,
+                 offsets, binom, subsets, masks, holding, holding_ends, guess, allowed, info, red,
+                 forbidden, state, acc):
         """Collective: as :func:`mcmc._rescored`, the incremental rule (:func:`node_score`
         where ``fresh``); returns ``v``'s node score to every thread.  Every node score
         of the kernel goes through here or :func:`sample_dags`: each call site is a
@@ -389,8 +386,8 @@ def kernels(m, k, n, threads, max_registers=None):
                     state[2] = 0
                     state[3] = _bits(-math.inf)
                     forbid(allowed, forbidden, slot)
-                    holding_walk(row, slot, forbidden, limit, holding, holding_ends, masks,
-                                 factor, state)
+                    holding_walk(row, slot, forbidden, limit, holding, holding_ends, masks, factor,
+                                 state)
                     reduce_state(red, tid, state)
                     if tid == 0:
                         found = order_sums.exponent(red[2, 0])
@@ -406,8 +403,7 @@ def kernels(m, k, n, threads, max_registers=None):
         if info[9] == 0:
             cuda.syncthreads()
             return node_score(v, pos, sums, candidates, scores, weights, top, offsets, binom,
-                              subsets, masks, holding, holding_ends,
-                              guess, allowed, info, red, forbidden, state, acc)
+                              subsets, masks, guess, allowed, info, red, forbidden, state, acc)
         if tid == 0:
             hi, lo = order_sums.normalised(info[14], info[15])
             sums[v, 0] = hi
@@ -419,9 +415,8 @@ def kernels(m, k, n, threads, max_registers=None):
         return score
 
     @cuda.jit(device=True)
-    def sample_dags(uniforms, dags, pos, candidates, scores, weights, top, offsets, binom,
-                    subsets, masks, holding, holding_ends,
-                    guess, allowed, info, red, forbidden, state, acc, edge_counts,
+    def sample_dags(uniforms, dags, pos, candidates, scores, weights, top, offsets, binom, subsets,
+                    masks, guess, allowed, info, red, forbidden, state, acc, edge_counts,
                     edge_given_order, batch):
         """Collective: the DAGs and P(edge | order) of one kept order, as
         :func:`mcmc._sample_dags`."""
@@ -429,8 +424,7 @@ def kernels(m, k, n, threads, max_registers=None):
         n = pos.shape[0]
         for v in range(n):
             node_sum(v, pos, candidates, scores, weights, top, offsets, binom, subsets, masks,
-                     holding, holding_ends, guess, allowed,
-                     info, red, forbidden, state, acc)
+                     guess, allowed, info, red, forbidden, state, acc)
             limit = info[0]
             e = info[3]
             own = info[4] != 0
@@ -444,8 +438,8 @@ def kernels(m, k, n, threads, max_registers=None):
             cuda.syncthreads()
             for j in range(4):
                 state[j] = 0
-            walk(_SHARES, row, srow, own, shift, forbidden, limit, offsets, binom, subsets,
-                 masks, factor, acc, state)
+            walk(_SHARES, row, srow, own, shift, forbidden, limit, offsets, binom, subsets, masks,
+                 factor, acc, state)
             cuda.syncthreads()
             total = order_sums.limbs_value(info[1], info[2])
             for q in range(tid, candidates.shape[1], threads):
@@ -458,8 +452,8 @@ def kernels(m, k, n, threads, max_registers=None):
                 hi, lo = order_sums.normalised(t0 >> _LIMB, t0 & _MASK)
                 r = 0
                 if t0 == 0 or not beyond(hi, lo, target_hi, target_lo):
-                    r = found_set(row, srow, own, shift, forbidden, limit, offsets, binom,
-                                  masks, factor, red, info, t0, target_hi, target_lo)
+                    r = found_set(row, srow, own, shift, forbidden, limit, offsets, binom, masks,
+                                  factor, red, info, t0, target_hi, target_lo)
                 if tid == 0:
                     if r < 0:  # rounding put the target past the end
                         r = 0
@@ -487,9 +481,9 @@ def kernels(m, k, n, threads, max_registers=None):
             pos[order[p]] = p
         cuda.syncthreads()
         for v in range(n):
-            x = rescored(v, -1, -1, True, pos, sums, candidates, slots_of, scores, weights,
-                         top, offsets, binom, subsets, masks, holding, holding_ends, guess,
-                         allowed, info, red, forbidden, state, acc)
+            x = rescored(v, -1, -1, True, pos, sums, candidates, slots_of, scores, weights, top,
+                         offsets, binom, subsets, masks, holding, holding_ends, guess, allowed,
+                         info, red, forbidden, state, acc)
             if tid == 0:
                 node_scores[v] = x
         cuda.syncthreads()
@@ -503,10 +497,10 @@ def kernels(m, k, n, threads, max_registers=None):
     def advance(rescore, t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
                 swap_uniforms, dag_uniforms, candidates, slots_of, scores, weights, top,
                 offsets, binom, subsets, masks, holding, holding_ends, orders, best_score,
-                best_order, trace, proposed,
-                accepted, swaps_proposed, swaps_accepted, edge_counts, edge_given_order,
-                n_kept, batch_counts, positions, node_scores, totals, guesses, saved_order,
-                saved_scores, position_scores, todo, sums, saved_sums):
+                best_order, trace, proposed, accepted, swaps_proposed, swaps_accepted,
+                edge_counts, edge_given_order, n_kept, batch_counts, positions, node_scores,
+                totals, guesses, saved_order, saved_scores, position_scores, todo, sums,
+                saved_sums):
         """Iterations ``t0 .. t1 - 1`` of chain ``blockIdx.x``, as :func:`mcmc._chain`;
         the replicas' positions, node scores and sums are found afresh where
         ``rescore``, else kept from the launch before (equal: see :func:`rescored`)."""
@@ -524,8 +518,8 @@ def kernels(m, k, n, threads, max_registers=None):
         for r in range(replicas if rescore != 0 else 0):
             x = order_scores(orders[c, r], positions[c, r], node_scores[c, r], sums[c, r],
                              candidates, slots_of, scores, weights, top, offsets, binom, subsets,
-                             masks, holding, holding_ends, guess,
-                             allowed, info, red, forbidden, state, acc)
+                             masks, holding, holding_ends, guess, allowed, info, red, forbidden,
+                             state, acc)
             if tid == 0:
                 totals[c, r] = x
         cuda.syncthreads()
@@ -549,17 +543,16 @@ def kernels(m, k, n, threads, max_registers=None):
                         total, took = gibbs_position(
                             i, u3, betas[r], order, pos, scores_r, sums[c, r], total,
                             candidates, slots_of, scores, weights, top, offsets, binom, subsets,
-                            masks, holding, holding_ends, guess,
-                            allowed, info, red, forbidden, state, acc, saved_order[c],
-                            saved_scores[c], saved_sums[c], position_scores[c])
+                            masks, holding, holding_ends, guess, allowed, info, red, forbidden,
+                            state, acc, saved_order[c], saved_scores[c], saved_sums[c],
+                            position_scores[c])
                     else:
                         total, took = move(
                             kind, i, j, order_moves.log_uniform(u3), betas[r], order, pos,
                             scores_r, sums[c, r], total, candidates, slots_of, scores,
                             weights, top, offsets, binom, subsets, masks, holding, holding_ends,
-                            guess, allowed, info, red, forbidden,
-                            state, acc, saved_order[c], saved_scores[c], saved_sums[c],
-                            todo[c])
+                            guess, allowed, info, red, forbidden, state, acc, saved_order[c],
+                            saved_scores[c], saved_sums[c], todo[c])
                     if tid == 0:
                         totals[c, r] = total
                         if r == 0:
@@ -622,8 +615,7 @@ def kernels(m, k, n, threads, max_registers=None):
                     cuda.syncthreads()
                 sample_dags(dag_uniforms[c, kept * dags * n:(kept + 1) * dags * n], dags,
                             positions[c, 0], candidates, scores, weights, top, offsets, binom,
-                            subsets, masks, holding, holding_ends,
-                            guess, allowed, info, red, forbidden, state, acc,
+                            subsets, masks, guess, allowed, info, red, forbidden, state, acc,
                             edge_counts[c], edge_given_order[c], batch_counts[c, i // size])
                 if tid == 0:
                     n_kept[c] += 1
@@ -631,10 +623,10 @@ def kernels(m, k, n, threads, max_registers=None):
             cuda.syncthreads()
 
     @cuda.jit(device=True)
-    def move(kind, i, j, log_u, beta, order, pos, node_scores, sums, total, candidates,
-             slots_of, scores, weights, top, offsets, binom, subsets, masks, holding,
-             holding_ends, guess, allowed, info, red, forbidden,
-             state, acc, saved_order, saved_scores, saved_sums, todo):
+    def move(kind, i, j, log_u, beta, order, pos, node_scores, sums, total, candidates, slots_of,
+             scores, weights, top, offsets, binom, subsets, masks, holding, holding_ends, guess,
+             allowed, info, red, forbidden, state, acc, saved_order, saved_scores, saved_sums,
+             todo):
         """Collective: as :func:`mcmc._move`; returns (the score now, accepted)."""
         tid = cuda.threadIdx.x
         lo = min(i, j)
@@ -664,10 +656,9 @@ def kernels(m, k, n, threads, max_registers=None):
             if todo[2 * p + 1] != 0:
                 v = order[p]
                 leaving, joining, fresh = order_moves.move_rescoring(kind, i, j, v, a, b, pos)
-                x = rescored(v, leaving, joining, fresh, pos, sums, candidates, slots_of,
-                             scores, weights, top, offsets, binom, subsets, masks, holding,
-                             holding_ends, guess, allowed, info, red,
-                             forbidden, state, acc)
+                x = rescored(v, leaving, joining, fresh, pos, sums, candidates, slots_of, scores,
+                             weights, top, offsets, binom, subsets, masks, holding, holding_ends,
+                             guess, allowed, info, red, forbidden, state, acc)
                 if tid == 0:
                     node_scores[v] = x
                 cuda.syncthreads()
@@ -694,8 +685,7 @@ def kernels(m, k, n, threads, max_registers=None):
     @cuda.jit(device=True)
     def step_scores(v, step, end, order, pos, node_scores, sums, candidates, slots_of, scores,
                     weights, top, offsets, binom, subsets, masks, holding, holding_ends, guess,
-                    allowed, info, red, forbidden, state, acc,
-                    position_scores):
+                    allowed, info, red, forbidden, state, acc, position_scores):
         """Collective: as :func:`mcmc._step_scores`."""
         tid = cuda.threadIdx.x
         cuda.syncthreads()
@@ -716,11 +706,10 @@ def kernels(m, k, n, threads, max_registers=None):
                 other = w if side == 0 else v
                 if slots_of[other, x] >= 0:
                     losing = (step < 0) == (side == 0)
-                    score = rescored(x, other if losing else -1, -1 if losing else other,
-                                     False, pos, sums, candidates, slots_of, scores, weights,
-                                     top, offsets, binom, subsets, masks, holding, holding_ends,
-                                     guess, allowed, info, red, forbidden,
-                                     state, acc)
+                    score = rescored(x, other if losing else -1, -1 if losing else other, False,
+                                     pos, sums, candidates, slots_of, scores, weights, top,
+                                     offsets, binom, subsets, masks, holding, holding_ends, guess,
+                                     allowed, info, red, forbidden, state, acc)
                     if tid == 0:
                         node_scores[x] = score
             j += step
@@ -743,9 +732,9 @@ def kernels(m, k, n, threads, max_registers=None):
 
     @cuda.jit(device=True)
     def gibbs_position(i, u, beta, order, pos, node_scores, sums, total, candidates, slots_of,
-                       scores, weights, top, offsets, binom, subsets, masks, holding,
-                       holding_ends, guess, allowed, info, red, forbidden,
-                       state, acc, saved_order, saved_scores, saved_sums, position_scores):
+                       scores, weights, top, offsets, binom, subsets, masks, holding, holding_ends,
+                       guess, allowed, info, red, forbidden, state, acc, saved_order, saved_scores,
+                       saved_sums, position_scores):
         """Collective: as :func:`mcmc._gibbs_position`."""
         tid = cuda.threadIdx.x
         n = order.shape[0]
@@ -768,10 +757,10 @@ def kernels(m, k, n, threads, max_registers=None):
                 if j == i:
                     return total, False
             end = 0 if phase == 0 else (n - 1 if phase == 1 else j)
-            step_scores(v, -1 if end < i else 1, end, order, pos, node_scores, sums,
-                        candidates, slots_of, scores, weights, top, offsets, binom, subsets,
-                        masks, holding, holding_ends, guess,
-                        allowed, info, red, forbidden, state, acc, position_scores)
+            step_scores(v, -1 if end < i else 1, end, order, pos, node_scores, sums, candidates,
+                        slots_of, scores, weights, top, offsets, binom, subsets, masks, holding,
+                        holding_ends, guess, allowed, info, red, forbidden, state, acc,
+                        position_scores)
             if phase < 2:
                 if tid == 0:
                     copy_order(saved_order, saved_scores, saved_sums, order, node_scores, sums)
@@ -836,19 +825,19 @@ class DeviceChains:
         m = kernel.candidates.shape[1]
         k = kernel.subsets.shape[1]
         self.threads = threads
-        need = (self.table_bytes(kernel) + sum(state[name].nbytes for name in STATE)
+        table = (kernel.candidates, kernel.slots, kernel.scores, kernel.weights, kernel.top,
+                 kernel.offsets, kernel.binom, kernel.subsets, *set_tables(kernel.subsets, m))
+        need = (sum(a.nbytes for a in table) + sum(state[name].nbytes for name in STATE)
                 + 8 * chains * (replicas * (6 * n + 1) + 9 * n))
         free, _ = cuda.current_context().get_memory_info()
         if need > free:
             raise MemoryError(f"order_mcmc on the GPU needs {need / 2**30:.2f} GiB of device "
-                              f"memory (the table's scores and weights, and the chains' state "
-                              f"and scratch); "
+                              f"memory (the table's scores, weights and set tables, and the "
+                              f"chains' state and scratch); "
                               f"{free / 2**30:.2f} GiB are free: prune the table, restrict "
                               f"its candidates or run on the CPU")
         self._advance = device_module().kernels(m, k, n, threads, MAX_REGISTERS)
-        self._table = [cuda.to_device(np.ascontiguousarray(a)) for a in (
-            kernel.candidates, kernel.slots, kernel.scores, kernel.weights, kernel.top,
-            kernel.offsets, kernel.binom, kernel.subsets, *set_tables(kernel.subsets, m))]
+        self._table = [cuda.to_device(np.ascontiguousarray(a)) for a in table]
         self._state = {name: zeros(state[name]) if fresh and name in ZEROED
                        else cuda.to_device(np.ascontiguousarray(state[name]))
                        for name in STATE}
@@ -865,16 +854,6 @@ class DeviceChains:
                          cuda.device_array((chains, replicas, n, 3), i8),
                          cuda.device_array((chains, n, 3), i8)]
         self.chains = chains
-
-    @staticmethod
-    def table_bytes(kernel):
-        """The device memory the prepared table takes, with its :func:`set_tables`."""
-        n_sets, k = kernel.subsets.shape
-        m = kernel.candidates.shape[1]
-        walks = 8 * n_sets * _words(m) + 4 * k * n_sets + 8 * m * (m + 1)
-        return walks + sum(a.nbytes for a in (kernel.candidates, kernel.slots, kernel.scores,
-                                              kernel.weights, kernel.top, kernel.offsets,
-                                              kernel.binom, kernel.subsets))
 
     def advance(self, t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
                 swap_uniforms, dag_uniforms):
