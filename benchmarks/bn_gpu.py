@@ -145,11 +145,12 @@ def mcmc_rows(args):
     """Order-MCMC iterations per second (every chain's together), GPU and CPU in turn."""
     from tandem.bn import cuda_mcmc
 
-    cuda_mcmc.MAX_REGISTERS = args.max_registers
+    if args.max_registers is not None:
+        cuda_mcmc.MAX_REGISTERS = args.max_registers or None
     print(f"order MCMC, 1,000 rows, BDeu ess 1, default moves, thin {args.thin}, Philox(1); "
           f"chain c the same on both devices (traces compared over the chains and iterations "
           f"both ran); medians of {args.repeats} runs a device, in turn; GPU registers a "
-          f"thread: {args.max_registers or 'as compiled'}")
+          f"thread: {cuda_mcmc.MAX_REGISTERS or 'as compiled'}")
     print()
     small = bn.score_table(bn.load_network("asia").sample(100, tandem.Philox(1)), max_parents=2,
                            progress=False)
@@ -188,8 +189,13 @@ def main():
                         "order (its DAGs sampled)")
     parser.add_argument("--repeats", type=int, default=3, help="order MCMC: runs a device")
     parser.add_argument("--max-registers", type=int, default=None,
-                        help="order MCMC: the GPU kernel's registers a thread")
+                        help="order MCMC: the GPU kernel's registers a thread (0: the "
+                             "compiler's choice; default: tandem.bn.cuda_mcmc.MAX_REGISTERS)")
+    parser.add_argument("--cpu-threads", type=int, default=0,
+                        help="the CPU's Numba threads (default: every core)")
     args = parser.parse_args()
+    if args.cpu_threads:
+        numba.set_num_threads(args.cpu_threads)
     print(f"{time.strftime('%Y-%m-%d')}; GPU {gpu_name()}; CPU {platform.processor() or '?'} "
           f"({os.cpu_count()} cores, {numba.get_num_threads()} Numba threads); tandem "
           f"{tandem.__version__}, numba {numba.__version__}")

@@ -47,8 +47,8 @@ THREADS = 128
 SMALL_THREADS = 32
 SMALL_TABLE = 1 << 18
 #: The chain kernel's register cap (None: the compiler's choice); fewer registers a
-#: thread let more chains share a multiprocessor.
-MAX_REGISTERS = None
+#: thread let more chains share a multiprocessor (docs/performance.md, 2026-12-04).
+MAX_REGISTERS = 128
 
 _LIMB = order_sums.LIMB
 _MASK = order_sums.LIMB_MASK
