@@ -91,6 +91,11 @@ def gpu_kernels(words, k, threads):
         return outside == 0
 
     @cuda.jit(device=True)
+    def added(hi, lo, w, factor):
+        t = osums.term(w, factor)
+        return hi + (t >> limb), lo + (t & limb_mask)
+
+    @cuda.jit(device=True)
     def reduced(red, tid, hi, lo, largest):
         red[0, tid] = hi
         red[1, tid] = lo
@@ -141,9 +146,7 @@ def gpu_kernels(words, k, threads):
         for s in range(k + 1):
             for r in range(offsets[s] + tid, offsets[s] + binom[limit, s], threads):
                 if inside(masks, r, forbidden):
-                    t = osums.term(row[r], factor)
-                    hi += t >> limb
-                    lo += t & limb_mask
+                    hi, lo = added(hi, lo, row[r], factor)
         hi, lo, _ = reduced(red, tid, hi, lo, 0)
         if tid == 0:
             out[b, 0], out[b, 1] = osums.normalised(hi, lo)
@@ -164,9 +167,7 @@ def gpu_kernels(words, k, threads):
         for i in range(tid, holding_ends[w, max(limits[b], w + 1)], threads):
             r = holding_rows[w, i]
             if inside(masks, r, forbidden):
-                t = osums.term(row[r], factor)
-                hi += t >> limb
-                lo += t & limb_mask
+                hi, lo = added(hi, lo, row[r], factor)
         hi, lo, _ = reduced(red, tid, hi, lo, 0)
         if tid == 0:
             out[b, 0], out[b, 1] = osums.normalised(hi, lo)
@@ -177,7 +178,7 @@ def gpu_kernels(words, k, threads):
 def pack(allowed):
     """Boolean slots (..., m) as the complement masks of ``cuda_mcmc``: int64 words."""
     m = allowed.shape[-1]
-    words = max(-(-m // 64), 1)
+    words = cuda_mcmc._words(m)
     bits = np.zeros(allowed.shape[:-1] + (words * 64,), dtype=bool)
     bits[..., :m] = ~allowed
     bits[..., m:] = True
