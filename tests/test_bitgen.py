@@ -164,8 +164,36 @@ def test_random_raw_is_the_streams_64_bit_draws():
     expected = tandem.Philox(3).at(2).bits(4, dtype=np.uint64)[0]
     assert [first, *rest.tolist()] == expected.tolist()
     assert bits.random_raw(2, output=False) is None and bits.stream.position == 14
-    with pytest.raises(NotImplementedError, match="capsule"):
-        bits.ctypes
+
+
+def test_numba_takes_the_generator_through_numpys_ctypes_interface():
+    """Issue 39: Numba's unboxing read a ctypes interface the bit generator lacked,
+    and the interpreter died (SIGSEGV)."""
+    numba = pytest.importorskip("numba")
+    draw = numba.njit(lambda rng: rng.random())
+    g = tandem.Generator(tandem.Philox(7))
+    assert draw(g) == tandem.Philox(7).random(1)[0][0]
+    assert g.stream.position == 2
+    fields = g.bit_generator.ctypes
+    assert fields._fields == np.random.PCG64().ctypes._fields
+    assert fields.state_address == fields.state.value
+    assert fields.next_uint32(fields.state) == tandem.Philox(7).at(2).words(1)[0][0]
+    assert fields.next_double(fields.state) == tandem.Philox(7).at(4).random(1)[0][0]
+    assert g.stream.position == 6
+    through_cffi = g.bit_generator.cffi
+    assert through_cffi.next_uint64(through_cffi.state) == tandem.Philox(7).at(6).bits(
+        1, dtype=np.uint64)[0][0]
+    assert g.stream.position == 8
+    # Compiled code that draws past the end is not told; the Generator says so after.
+    end = tandem.Generator(tandem.Philox(7).at(2**64 - 1))
+    draw(end)
+    with pytest.raises(OverflowError, match="end of the stream's lane"):
+        end.stream
+    for method in (end.random, lambda: end.zipf(2.0)):
+        with pytest.raises(OverflowError, match="end of the stream's lane"):
+            method()
+    with pytest.raises(NotImplementedError):
+        g.bit_generator._benchmark(10)
 
 
 def test_seeds_follow_the_spec():

@@ -174,3 +174,132 @@ def test_bad_cuda_out_is_refused_before_any_work(out, error, match):
 def test_cuda_out_with_cpu_device_is_refused():
     with pytest.raises(ValueError, match="out is on the cuda"):
         S.random(out=FakeCudaArray((4,)), device="cpu")
+
+
+# -- issue 39, item 8: clear errors where there were tracebacks or silence --------------
+
+def _unpickle_class_named(name):
+    """Unpickle a stream pickled (as tandem 0.2 did) under the class name ``name``."""
+    import pickle
+
+    from tandem.stream import _rebuild
+
+    class Pickled:
+        def __reduce__(self):
+            return _rebuild, (name, (1, 2), 0, 0)
+
+    return pickle.loads(pickle.dumps(Pickled()))
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda: tandem.parametric.fill(S, "laplace", [0.0] * 6, 1.0, out=[0.0] * 6), TypeError,
+     "out must be a NumPy or CUDA array"),
+    (lambda: S.normal(loc=[0.0] * 6, out=(0.0,) * 6), TypeError, "out must be"),
+    (lambda: S.exponential(scale=[1.0] * 6, out="abcdef"), TypeError, "out must be"),
+    (lambda: tandem.Generator(1).permuted(np.arange(4.0), out=np.ma.zeros(4)), TypeError,
+     "out must be"),
+    (lambda: tandem.Generator(1).permuted(np.arange(4.0), out=[0.0] * 4), TypeError,
+     "out must be a numpy.ndarray"),
+    (lambda: S.sub("\udcff"), ValueError, "purpose must be a string that UTF-8 can encode"),
+    (lambda: _unpickle_class_named("Squares"), TypeError, "cannot unpickle a stream of class"),
+    (lambda: tandem.Generator(1).uniform(0, -0.0), ValueError, "high - low < 0"),
+    (lambda: tandem.parametric.fill(S, "uniform", [0.0, 1.0], [1.0, -0.0]), ValueError,
+     "high - low < 0"),
+    (lambda: S.normal(4, loc=None, scale=[1.0]), TypeError, "loc"),
+    (lambda: S.normal(4, loc=None, scale=1.0), TypeError, "loc"),
+    (lambda: tandem.normal_at(S, [1, 2], loc=None, scale=[1.0]), TypeError, "loc"),
+])
+def test_issue_39_refusals_name_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_signed_zero_follows_numpy():
+    """NumPy takes -0.0 where it compares (Poisson's ``lam``, binomial's ``n`` and ``p``)
+    and refuses it where it checks the sign bit (uniform's ``high - low``, a scale)."""
+    g = tandem.Generator(3)
+    numpy = np.random.default_rng(3)
+    for method, args in (("poisson", (-0.0,)), ("binomial", (5, -0.0)),
+                         ("binomial", (-0.0, 0.5)), ("poisson", ([-0.0, 0.0],)),
+                         ("binomial", (5, [-0.0, 0.0]))):  # every count 0
+        np.testing.assert_array_equal(getattr(g, method)(*args), getattr(numpy, method)(*args))
+    for method, args in (("uniform", (0.0, -0.0)), ("normal", (0.0, -0.0)),
+                         ("exponential", (-0.0,))):
+        with pytest.raises(ValueError):
+            getattr(numpy, method)(*args)
+        with pytest.raises(ValueError):
+            getattr(g, method)(*args)
+    assert g.uniform(-0.0, 0.0) == 0.0 and g.uniform(0.0, 0.0) == 0.0
+
+
+BIF = """network tiny { }
+variable a { type discrete [ 2 ] { yes, no }; }
+probability ( a ) { table 0.2, 0.8; }
+"""
+
+
+def test_bif_files_that_cannot_be_read_are_refused_naming_them(tmp_path):
+    import gzip
+
+    from tandem import bn
+
+    whole = tmp_path / "tiny.bif.gz"
+    whole.write_bytes(gzip.compress(BIF.encode()))
+    assert bn.read_bif(whole).names == ("a",)
+    cut = tmp_path / "cut.bif.gz"
+    cut.write_bytes(whole.read_bytes()[:-12])
+    with pytest.raises(ValueError, match="cut.bif.gz' cannot be read as BIF: EOFError"):
+        bn.read_bif(cut)
+    plain = tmp_path / "plain.bif.gz"
+    plain.write_text(BIF)
+    with pytest.raises(ValueError, match="plain.bif.gz' cannot be read as BIF"):
+        bn.read_bif(plain)
+    latin = tmp_path / "latin.bif"
+    latin.write_bytes(BIF.replace("yes", "s\xed").encode("latin-1"))
+    with pytest.raises(ValueError, match="latin.bif' cannot be read as BIF: UnicodeDecode"):
+        bn.read_bif(latin)
+    empty = tmp_path / "empty.bif"
+    empty.write_text("")
+    for source in (empty, "network x { }\n"):
+        with pytest.raises(ValueError, match="no variable blocks"):
+            bn.read_bif(source)
+    braced = tmp_path / "brace{x}"
+    braced.mkdir()
+    (braced / "net.bif").write_text(BIF)
+    assert bn.read_bif(str(braced / "net.bif")).names == ("a",)  # a path, not BIF text
+    with pytest.raises(FileNotFoundError):
+        bn.read_bif(str(braced / "missing.bif"))
+    assert bn.read_bif(BIF).names == ("a",)
+
+
+def test_the_cli_refuses_a_cut_bif_file_without_a_traceback(tmp_path):
+    import gzip
+    import io
+
+    from tandem import cli
+
+    cut = tmp_path / "cut.bif.gz"
+    cut.write_bytes(gzip.compress(BIF.encode())[:-12])
+    err = io.StringIO()
+    assert cli.main(["bn", "learn", "--network", str(cut), "--out", str(tmp_path / "r")],
+                    err=err) == 2
+    assert "cut.bif.gz' cannot be read as BIF" in err.getvalue()
+
+
+def test_resume_errors_name_resume(tmp_path):
+    from test_bn_exact import synthetic_table
+
+    from tandem import bn
+
+    table = synthetic_table(5, 2, 2)
+    path = tmp_path / "run.npz"
+    bn.order_mcmc(table, tandem.Philox(1), chains=1, iterations=30, checkpoint=path,
+                  progress=False)
+    for resume, error, match in ((path, ValueError, r"resume: .*ran 30 iterations, more "
+                                  r"than iterations=10"),
+                                 (5, TypeError, "resume must be the path of a checkpoint"),
+                                 (tmp_path / "none.npz", ValueError, "resume: .*none.npz"),
+                                 (tmp_path, ValueError, "resume: ")):
+        with pytest.raises(error, match=match):
+            bn.order_mcmc(table, tandem.Philox(1), chains=1, iterations=10, resume=resume,
+                          progress=False)

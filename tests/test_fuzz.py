@@ -7,7 +7,13 @@ for an array the lane holds but memory does not), or return the correct
 result; an ``out`` given to a call that raised is left as it was.
 """
 
+import io
+import json
 import math
+import pathlib
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -15,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tandem
-from tandem import smc
+from tandem import bn, files, smc
 
 REFUSALS = (ValueError, TypeError, OverflowError, MemoryError)
 STREAM = tandem.Philox(11).split(5).at(3)
@@ -285,6 +291,26 @@ def test_generator_methods_refuse_by_name_and_keep_their_stream(name, value):
         assert g.stream == STREAM  # a refused call draws nothing
 
 
+def test_every_generator_method_raises_at_the_end_of_a_lane_and_none_hangs():
+    """tests/lane_end.py: every method of numpy's Generator, at 0 to 8 words before the
+    end of a lane, raises within the calls the lane has room for, each call under a
+    watchdog that ends the process if it hangs (issue 39: NumPy's rejection loops
+    spun forever on one repeated word)."""
+    script = pathlib.Path(__file__).with_name("lane_end.py")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=1200)
+    assert done.returncode == 0, done.stderr[-4000:]
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    methods = {name for name in dir(np.random.Generator)
+               if not name.startswith("_") and callable(getattr(np.random.Generator, name))}
+    assert methods - {"spawn"} <= {r["method"] for r in records}
+    for r in records:
+        assert "error" in r, r  # raised within room + 2 calls
+        assert "end of the" in r["message"] and "lane" in r["message"], r
+        assert r["kept"], r  # the refused call moved nothing
+        assert r["finite"] and r["returned"] <= r["room"], r
+
+
 # -- bootstrap_filter on models that return the wrong things -------------------
 
 class Returns(smc.LinearGaussian):
@@ -359,3 +385,182 @@ def test_filter_arguments_are_refused_by_name_or_run(argument, data):
     if result is not None:
         assert math.isfinite(result.log_likelihood)
         assert result.particles.shape == (int(arguments["n_particles"]),)
+
+
+# -- files: planted links, hostile CSV quoting, hostile names (issue 39) -------
+
+def _write_checkpoint(path):
+    from test_bn_exact import synthetic_table
+
+    bn.order_mcmc(synthetic_table(5, 2, 1), tandem.Philox(3), chains=1, iterations=20,
+                  checkpoint=path, progress=False)
+    with np.load(path) as saved:
+        return int(saved["done"]) == 20
+
+
+def _write_graphml(path):
+    import networkx as nx
+
+    bn.graphs.write_graphml(np.array([[0, 1], [0, 0]], dtype=bool), path, ["a", "b"])
+    return list(nx.read_graphml(path).edges) == [("a", "b")]
+
+
+def _write_table(path):
+    data = bn.Dataset.from_codes([[0, 1], [1, 1], [1, 0]], [2, 2])
+    table = bn.score_table(data, max_parents=1, out=path)
+    return np.array_equal(np.load(path), np.asarray(table.scores))
+
+
+WRITERS = {"checkpoint": _write_checkpoint, "graphml": _write_graphml,
+           "score table": _write_table}
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+@pytest.mark.parametrize("planted", ["target", "target.tmp", ".target.tmp"])
+def test_a_planted_link_is_replaced_never_written_through(tmp_path, writer, planted):
+    """Issue 39: checkpoints and GraphML went through ``PATH.tmp``, opened following
+    links, and overwrote what a link planted there named."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    target = tmp_path / "target"
+    (tmp_path / planted).symlink_to(victim)
+    assert WRITERS[writer](target)
+    assert victim.read_text() == "keep me"
+    assert target.is_file() and not target.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted({"victim.txt", "target",
+                                                                 planted})
+
+
+def test_a_failed_write_leaves_the_target_and_no_temporary_file(tmp_path):
+    target = tmp_path / "kept.txt"
+    target.write_text("before")
+    with pytest.raises(RuntimeError, match="midway"):
+        with files.replacing(target) as f:
+            f.write("half")
+            raise RuntimeError("midway")
+    assert target.read_text() == "before"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.txt"]
+    with pytest.raises(ValueError, match="out: the folder of .* does not exist"):
+        files.target(tmp_path / "no" / "such", "out")
+    from test_bn_exact import synthetic_table
+
+    with pytest.raises(ValueError, match="checkpoint: .* is a folder"):  # before the run
+        bn.order_mcmc(synthetic_table(5, 2, 1), tandem.Philox(1), checkpoint=tmp_path)
+    with pytest.raises(TypeError, match="resume must be the path of a checkpoint"):
+        bn.order_mcmc(synthetic_table(5, 2, 1), tandem.Philox(1), resume=5)
+
+
+QUOTING = {  # text -> the line a refusal names (None: read)
+    'a,b\n0,"1\n1,0\n': 2,  # a quote never closed: was one row, b = '1\n1,0\n'
+    'a,b\n0,1\n1,"0\n': 3,
+    'a,b\n0,"1"x\n1,0\n': 2,  # something after a closing quote
+    '"a,b\n0,1\n': 1,
+    'a,b\n0,"1"\n1,"0"\n': None,
+    'a,b\n0,"x\ny"\n1,z\n': None,  # a line break inside a closed quote
+    'a,b\n0,"x""y"\n1,z\n': None,
+}
+
+
+@pytest.mark.parametrize("text", sorted(QUOTING))
+def test_csv_quoting_is_strict_and_names_the_line(tmp_path, text):
+    import pandas as pd
+
+    path = tmp_path / "quoted.csv"
+    path.write_text(text, newline="")
+    line = QUOTING[text]
+    if line is not None:
+        with pytest.raises(ValueError, match=f"line {line}"):
+            bn.Dataset.from_csv(path)
+        return
+    data = bn.Dataset.from_csv(path)
+    frame = pd.read_csv(path, dtype=str)
+    assert data.n_rows == len(frame)
+    assert [data.states[1][c] for c in data.codes[:, 1]] == [
+        int(v) if v.isdigit() else v for v in frame["b"]]
+
+
+hostile_csv = st.lists(st.sampled_from(['0', '1', 'x', '"', ',', '\n', '""', ' ', '"a"']),
+                       max_size=14)
+
+
+@settings(max_examples=80)
+@given(cells=hostile_csv)
+def test_csv_text_is_read_as_the_strict_csv_module_reads_it_or_refused_naming_a_line(
+        tmp_path_factory, cells):
+    import csv
+    import io
+
+    text = "a,b\n" + "".join(cells)
+    path = tmp_path_factory.mktemp("csv") / "data.csv"
+    path.write_text(text, newline="")
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+    except csv.Error:
+        rows = None
+    try:
+        data = bn.Dataset.from_csv(path)
+    except ValueError as error:
+        assert any(word in str(error) for word in ("line", "column", "rows")), error
+        if rows is None:  # refused where the csv module refuses, or at an earlier line
+            assert "line" in str(error), error
+        return
+    assert rows is not None  # never read where the csv module refuses
+    records = [r for r in rows[1:] if r and not (len(r) == 1 and not r[0].strip())]
+    assert data.n_rows + data.n_dropped == len(records)
+
+
+HOSTILE_NAMES = ['=HYPERLINK("http://evil","x")', "+1", "-2", "@SUM(A1)", 'a<b>&"c"',
+                 "caf\xe9 \xfcber", "sp ace"]
+
+
+def test_report_files_read_back_and_spreadsheet_formulas_are_defused(tmp_path):
+    """Issue 39: a formula name went into edges.csv as it was; every file of the
+    report must read back in the library that reads its format."""
+    import networkx as nx
+    import pandas as pd
+
+    from tandem import cli
+
+    network = bn.load_network("asia")
+    frame = network.sample(300, tandem.Philox(4)).to_dataframe()
+    frame = frame.iloc[:, :len(HOSTILE_NAMES)]
+    frame.columns = HOSTILE_NAMES
+    path = tmp_path / "hostile.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "report"
+    assert cli.main(["bn", "learn", str(path), "--out", str(out), "--iterations", "200",
+                     "--chains", "2", "--max-parents", "2"]) == 0
+    edges = pd.read_csv(out / "edges.csv", dtype={"parent": str, "child": str})
+    written = {n: "'" + n if n[0] in "=+-@" else n for n in HOSTILE_NAMES}
+    assert set(edges["parent"]) == set(written.values()) == set(edges["child"])
+    record = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert sorted(record["best_order"]) == sorted(HOSTILE_NAMES)
+    for stem in ("graph", "cpdag"):
+        assert set(nx.read_graphml(out / f"{stem}.graphml").nodes) == set(HOSTILE_NAMES)
+        dot = (out / f"{stem}.dot").read_text(encoding="utf-8")
+        quoted = {s.replace('\\"', '"').replace("\\\\", "\\")
+                  for s in re.findall(r'"((?:[^"\\]|\\.)*)"', dot)}
+        assert set(HOSTILE_NAMES) <= quoted
+
+
+@pytest.mark.parametrize("name", ["ctl\x01name", "tab\tname", "new\nline", "nul\x00",
+                                  "del\x7f", "c1\x85name", "lone\udcff", "non\ufffe"])
+def test_names_no_report_can_hold_are_refused_before_the_run(tmp_path, name):
+    """Issue 39: ``ctl\\x01name`` made GraphML that is not well-formed, and the CLI
+    exited 0."""
+    from tandem import cli
+
+    with pytest.raises(ValueError, match=r"names\[1\] .* holds the character U\+"):
+        bn.Dataset.from_codes([[0, 1], [1, 0]], [2, 2], names=["ok", name])
+    with pytest.raises(ValueError, match="holds the character"):
+        bn.graphs.write_graphml(np.zeros((2, 2), dtype=bool), tmp_path / "g.graphml",
+                                ["ok", name])
+    if "\udcff" in name or "\x00" in name:
+        return  # no UTF-8 file holds these names
+    path = tmp_path / "data.csv"
+    path.write_text(f'ok,"{name}"\n0,1\n1,0\n0,0\n', encoding="utf-8", newline="")
+    err = io.StringIO()
+    assert cli.main(["bn", "learn", str(path), "--out", str(tmp_path / "r")],
+                    err=err) == 2
+    assert "holds the character" in err.getvalue()
+    assert not (tmp_path / "r").exists()

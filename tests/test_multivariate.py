@@ -127,6 +127,20 @@ def test_multinomial_counts_are_the_rules_binomial_elements(n, pvals, rows):
     np.testing.assert_array_equal(x[:, k - 1], left)
 
 
+@pytest.mark.parametrize("alpha", [[1e-308, 3e-308], [1e-320, 3e-320], [1e-300, 3e-300, 0.0]])
+def test_dirichlet_of_tiny_alphas_gives_vertices_of_the_simplex(alpha):
+    """Issue 39: ``[1e-320] * 2`` gave all NaN (Jöhnk's logarithms both overflowed
+    to -inf).  For alphas this small each row is a vertex, component ``j`` with
+    probability ``alpha[j] / sum(alpha)`` (so 1/4 for the first): 4,000 rows put it
+    within 5 standard deviations but for a chance of 6e-7."""
+    n = 4000
+    x, _ = multivariate.dirichlet(ROOT.sub("dirichlet-tiny").sub(str(alpha[0])), alpha, n)
+    assert np.isfinite(x).all() and ((x == 0.0) | (x == 1.0)).all()
+    np.testing.assert_array_equal(x.sum(axis=1), 1.0)
+    assert abs(x[:, 0].mean() - 0.25) < 5 * np.sqrt(0.25 * 0.75 / n)
+    assert not x[:, 2:].any()  # a zero alpha gives zeros
+
+
 def test_dirichlet_divides_by_the_sum_in_order():
     """Gammas normalised by ((g0 + g1) + g2) + ..., the spec's order, for
     more components than NumPy's pairwise sum keeps in order."""
@@ -145,7 +159,8 @@ def test_dirichlet_divides_by_the_sum_in_order():
 @pytest.mark.filterwarnings("ignore:overflow encountered")  # the simulator's uint64 wraps
 @pytest.mark.parametrize("law,args", [
     ("multivariate_normal", (MEAN, COV, (3, 4))), ("dirichlet", ([1.0, 2.0, 3.0], 5)),
-    ("dirichlet", ([0.5, 0.0, 1e-3, 4.0], 6)), ("dirichlet", ([0.01, 0.02, 0.05], 5)), ("multinomial", (100, [0.2, 0.3, 0.5], 5))])
+    ("dirichlet", ([0.5, 0.0, 1e-3, 4.0], 6)), ("dirichlet", ([0.01, 0.02, 0.05], 5)),
+    ("dirichlet", ([1e-320, 3e-320], 12)), ("multinomial", (100, [0.2, 0.3, 0.5], 5))])
 def test_cuda_kernels_equal_the_cpu(law, args):
     """The CUDA backend's kernels (the rows' fixed-order product and sum) and
     parts, in Numba's CUDA simulator (tests/conftest.py): the CPU's bits."""

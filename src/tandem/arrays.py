@@ -160,12 +160,27 @@ def _cuda_view(out, dtype, shape, size):
 _PLAIN_HOST_ARRAYS = (np.ndarray, np.memmap)
 
 
-def _check_host_out(out, dtype, shape, size):
-    """The checks of NumPy's own ``out=``, on plain ndarrays and memory maps."""
+def _check_host_kind(out):
+    """A ``TypeError`` naming ``out`` unless it is a plain ndarray or memory map."""
     if type(out) not in _PLAIN_HOST_ARRAYS:
         raise TypeError("out must be a NumPy or CUDA array (a plain numpy.ndarray or "
                         "numpy.memmap, not another subclass), got "
                         f"{type(out).__module__}.{type(out).__name__}")
+
+
+def out_shape(out):
+    """The shape of a fill's ``out``, once it is known to be an array a fill can
+    write (a ``TypeError`` naming ``out`` otherwise); :func:`output` checks the rest."""
+    if device_of(out) == "cuda":
+        return tuple(out.shape) if _is_jax(out) else tuple(
+            out.__cuda_array_interface__["shape"])
+    _check_host_kind(out)
+    return out.shape
+
+
+def _check_host_out(out, dtype, shape, size):
+    """The checks of NumPy's own ``out=``, on plain ndarrays and memory maps."""
+    _check_host_kind(out)
     if out.dtype != dtype:
         raise TypeError(f"out must have dtype {dtype}, got {out.dtype}")
     if not out.flags.writeable:

@@ -22,6 +22,7 @@ tandem's rules by name.
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import functools
 import threading
@@ -37,9 +38,10 @@ SPAWN_PURPOSE = "tandem.spawn"
 #: The purpose whose words ``StreamSeedSequence.generate_state`` returns.
 STATE_PURPOSE = "tandem.seed_state"
 
-# The state a cfunc reads and writes: key words, lane, position, and where the position stands against the lane's end: before it, at it
-# (position 2**64, stored as 0), or passed by a draw (whose words were not
-# the stream's).
+# The state a cfunc reads and writes: key words, lane, position, and where
+# the position stands against the lane's end: before it, at it (position
+# 2**64, stored as 0), or passed by a draw (whose words, and those after,
+# were the lane's from position 0 again: not the stream's).
 _LANE, _POSITION, _EXHAUSTED = 4, 5, 6
 # Then the last block computed (four words) and its index plus one (0: none).
 _BLOCK, _BUFFERED = 7, 11
@@ -71,7 +73,6 @@ def _functions(generator):
     digest = core.source_digest()  # in the cfuncs' closures: it keys their disk cache
 
     U64 = np.uint64
-    last = U64(POSITION_LIMIT - 1)
 
     # A plain function (registered to be inlined), not a dispatcher: Numba
     # keys the cfuncs' disk cache on their closure, and a dispatcher's
@@ -79,20 +80,26 @@ def _functions(generator):
     @functools.partial(core.jitable_cpu, inline=True)
     def take(state, words):
         """The block holding the next draw of ``words`` words (at a multiple of
-        ``words``) and the draw's offset in it; moves the position past it."""
+        ``words``) and the draw's offset in it; moves the position past it.
+
+        A draw that passes the end of the lane marks the state passed and
+        takes the lane's words from position 0 on, by the position's
+        wrap-around: never the same word again, so that a rejection loop
+        in NumPy's C code ends as on any other words; the caller raises
+        after it (:meth:`StreamBitGenerator.current`)."""
         p = state[_POSITION]
-        room = state[_EXHAUSTED] == _OPEN
+        status = state[_EXHAUSTED]
+        if status == _AT_END:
+            status = _PASSED
         if words == 2 and p & U64(1):
-            room = room and p != last
-            p += U64(1)
-        if not room:
-            state[_EXHAUSTED] = _PASSED
-            p = U64(0)
-        elif p == last - U64(words - 1):  # the draw takes the lane's last word
-            state[_EXHAUSTED] = _AT_END
-            state[_POSITION] = U64(0)
-        else:
-            state[_POSITION] = p + U64(words)
+            p += U64(1)  # to the next even position: 0 past the lane's last word
+            if p == U64(0):
+                status = _PASSED
+        after = p + U64(words)  # wraps to 0 when the draw takes the lane's last word
+        if after == U64(0) and status == _OPEN:
+            status = _AT_END
+        state[_POSITION] = after
+        state[_EXHAUSTED] = status
         b = p >> U64(2)
         if state[_BUFFERED] != b + U64(1):
             x0, x1, x2, x3 = block_at(state[0], state[1], state[2], state[3], state[_LANE],
@@ -119,6 +126,21 @@ def _functions(generator):
         return uniform64(x2, x3, U64(0)) if j else uniform64(x0, x1, U64(0))
 
     return next_uint64, next_uint32, next_double
+
+
+#: NumPy's ``BitGenerator.ctypes`` record (``numpy/random/_common.pyx``).
+_CtypesInterface = collections.namedtuple(
+    "interface", ["state_address", "state", "next_uint64", "next_uint32", "next_double",
+                  "bit_generator"])
+
+
+@functools.lru_cache(maxsize=None)
+def _ctypes_functions(generator):
+    """The cfuncs of :func:`_functions` as ctypes function pointers, made once."""
+    pointer = ctypes.c_void_p
+    return tuple(ctypes.CFUNCTYPE(result, pointer)(function.address) for result, function in
+                 zip((ctypes.c_uint64, ctypes.c_uint32, ctypes.c_double),
+                     _functions(generator)))
 
 
 def _new_capsule(pointer):
@@ -211,7 +233,7 @@ class StreamBitGenerator(np.random.BitGenerator):
     ----------
     capsule : PyCapsule
         NumPy's ``bitgen_t`` interface, as a NumPy bit generator has it.
-    lock : threading.Lock
+    lock : threading.RLock
         Held by ``numpy.random.Generator`` while it draws, so that threads
         sharing this bit generator never get the same words.
 
@@ -240,14 +262,14 @@ class StreamBitGenerator(np.random.BitGenerator):
         # NumPy's BitGenerator holds these in read-only slots that its own
         # subclasses fill in C; the properties below shadow them.
         self._spawner = seed_seq
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entered by NumPy's methods under Generator's
         self._state = np.zeros(_STATE_WORDS, dtype=np.uint64)
         self._struct = _BitgenStruct(self._state.ctypes.data)
         self.state = stream
         self._capsule = _new_capsule(ctypes.addressof(self._struct))
 
     @property
-    def lock(self) -> threading.Lock:
+    def lock(self) -> threading.RLock:
         return self._lock
 
     @property
@@ -278,6 +300,11 @@ class StreamBitGenerator(np.random.BitGenerator):
         stream = value["stream"] if isinstance(value, dict) else value
         with self.lock:
             self.move(stream)
+
+    @property
+    def passed(self) -> bool:
+        """Whether a draw has passed the end of the lane (then :attr:`stream` raises)."""
+        return bool(self._state[_EXHAUSTED] == _PASSED)
 
     def current(self) -> Stream:
         """:attr:`stream`, for a caller that holds :attr:`lock`."""
@@ -323,12 +350,41 @@ class StreamBitGenerator(np.random.BitGenerator):
             return None
         return int(values[0]) if size is None else values
 
-    def _unsupported(self, *args, **kwargs):
-        raise NotImplementedError("StreamBitGenerator has no ctypes or cffi interface; use "
-                                  "its capsule (as numpy.random.Generator does)")
+    @property
+    def ctypes(self):
+        """NumPy's ``ctypes`` interface: ``(state_address, state, next_uint64,
+        next_uint32, next_double, bit_generator)``, as a NumPy bit generator's,
+        so that Numba's compiled functions take a Generator on this bit
+        generator.
 
-    ctypes = cffi = _ctypes = _cffi = property(_unsupported)
-    _benchmark = _unsupported
+        Code that calls these functions itself, Numba's included, does not
+        take :attr:`lock` and is not told when a draw passes the end of the
+        lane; the next call of a :class:`tandem.Generator` method (or
+        :attr:`stream`) raises ``OverflowError`` then.
+        """
+        state = ctypes.c_void_p(self._state.ctypes.data)
+        return _CtypesInterface(self._state.ctypes.data, state,
+                                *_ctypes_functions(self._origin.generator),
+                                ctypes.c_void_p(ctypes.addressof(self._struct)))
+
+    @property
+    def cffi(self):
+        """NumPy's ``cffi`` interface (the fields of :attr:`ctypes`); needs cffi."""
+        try:
+            import cffi
+        except ImportError:
+            raise ImportError("cffi cannot be imported") from None
+        ffi = cffi.FFI()
+        next_uint64, next_uint32, next_double = _functions(self._origin.generator)
+        return _CtypesInterface(
+            self._state.ctypes.data, ffi.cast("void *", self._state.ctypes.data),
+            ffi.cast("uint64_t (*)(void *)", next_uint64.address),
+            ffi.cast("uint32_t (*)(void *)", next_uint32.address),
+            ffi.cast("double (*)(void *)", next_double.address),
+            ffi.cast("void *", ctypes.addressof(self._struct)))
+
+    def _benchmark(self, *args, **kwargs):
+        raise NotImplementedError("StreamBitGenerator has no _benchmark; time its Generator")
 
     def __reduce__(self):
         return type(self), (self.stream, self._spawner)

@@ -82,3 +82,36 @@ def dtype(value, name: str = "dtype") -> np.dtype:
         return np.dtype(value)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a NumPy dtype, got {value!r:.60}") from None
+
+
+def _unwritable(character: str) -> bool:
+    """Whether ``character`` cannot stand in a name: a control character (Unicode
+    category Cc), a lone surrogate, or a noncharacter that XML 1.0 refuses."""
+    code = ord(character)
+    return code < 0x20 or 0x7F <= code <= 0x9F or 0xD800 <= code <= 0xDFFF or code in (
+        0xFFFE, 0xFFFF)
+
+
+def label(value, name: str) -> str:
+    """``value`` as a name that every file tandem writes can hold: a non-empty
+    ``str`` without control characters, lone surrogates or the noncharacters
+    U+FFFE and U+FFFF (which GraphML, as XML 1.0, cannot hold even escaped).
+
+    Examples
+    --------
+    >>> label("smoker", "names[0]")
+    'smoker'
+    >>> label("a\\x01b", "names[0]")
+    Traceback (most recent call last):
+    ...
+    ValueError: names[0] ('a\\x01b') holds the character U+0001, which a name may not hold
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {type(value).__name__}")
+    if not value:
+        raise ValueError(f"{name} is empty")
+    bad = next((c for c in value if _unwritable(c)), None)
+    if bad is not None:
+        raise ValueError(f"{name} ({value!r:.60}) holds the character U+{ord(bad):04X}, which "
+                         f"a name may not hold")
+    return value

@@ -249,19 +249,21 @@ def _is_array(value):
     return np.ndim(value) > 0 or arrays.device_of(value) == "cuda"
 
 
-def _located(dtype, out, device, size_or_index, at, loc=None, scale=1.0):
+_NO_LOC = object()  # exponential's: a scale alone (None is a loc, and refused)
+
+
+def _located(dtype, out, device, size_or_index, at, loc=_NO_LOC, scale=1.0):
     """``(finish, device)`` for array parameters: the checks run here, before
     anything is drawn; ``finish`` applies them to the standard values."""
     dtype = _real_dtype(dtype)
-    given = [v for v in (loc, scale, out) if v is not None]
+    given = [v for v in (loc, scale, out) if v is not None and v is not _NO_LOC]
     device = arrays.check_device(device) or next(
         (arrays.device_of(v) for v in given if arrays.device_of(v) == "cuda"), "cpu")
     xp = arrays.module(device)
     for name, value in (("loc", loc), ("scale", scale)):
-        if value is not None:
-            arrays.refuse_masked(value, name)
+        arrays.refuse_masked(value, name)
     checked_scale = SCALE.check_array(scale, dtype, xp)
-    checked_loc = None if loc is None else LOC.check_array(loc, dtype, xp)
+    checked_loc = None if loc is _NO_LOC else LOC.check_array(loc, dtype, xp)
     what = "index" if at else "out" if out is not None else "size"
     try:
         params = np.broadcast_shapes(*(p.shape for p in (checked_scale, checked_loc)
@@ -272,7 +274,7 @@ def _located(dtype, out, device, size_or_index, at, loc=None, scale=1.0):
     if at:
         shape = np.shape(size_or_index)
     elif out is not None:
-        shape = out.shape
+        shape = arrays.out_shape(out)
     else:
         shape = arrays.shape_of(size_or_index)
     if shape is None:

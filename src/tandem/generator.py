@@ -102,6 +102,20 @@ class Generator(np.random.Generator):
             bits.move(after)
         return values
 
+    def _numpy(self, name, *args, **kwargs):
+        """NumPy's own method ``name`` on the stream's words, under the bit
+        generator's lock; an ``OverflowError`` if it drew past the end of the
+        lane, the stream left where it was."""
+        bits = self.bit_generator
+        with bits.lock:
+            before = bits.current()
+            values = getattr(super(), name)(*args, **kwargs)
+            if bits.passed:
+                bits.move(before)
+                raise OverflowError(f"{name} drew past the end of the stream's lane "
+                                    f"(2**64 words); use another lane (split) for more")
+        return values
+
     def random(self, size=None, dtype=np.float64, out=None):
         """Floats in ``[0, 1)``, as ``numpy.random.Generator.random``."""
         return self._draw(distributions.random, size, dtype=dtype, out=out)
@@ -349,7 +363,9 @@ class Generator(np.random.Generator):
         """
         x = np.asarray(x)
         if out is not None:
-            if not isinstance(out, np.ndarray) or out.shape != x.shape:
+            if not isinstance(out, np.ndarray):
+                raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
+            if arrays.out_shape(out) != x.shape:
                 raise ValueError("out must be an array of the shape of x")
             if not np.can_cast(x.dtype, out.dtype, casting="safe"):
                 raise TypeError(f"out's dtype {out.dtype} cannot hold x's {x.dtype}")
@@ -394,10 +410,36 @@ class Generator(np.random.Generator):
         ``n`` and one ``pvals`` (:func:`tandem.multivariate.multinomial`); other
         shapes go to NumPy's own method."""
         if np.ndim(n) or np.ndim(pvals) != 1:
-            return super().multinomial(n, pvals, size)
+            return self._numpy("multinomial", n, pvals, size)
         return self._draw(multivariate.multinomial, n, pvals, size)
 
     def vonmises(self, mu, kappa, size=None):
         """Von Mises angles in ``[-pi, pi]``, as ``numpy.random.Generator.vonmises``
         (``tandem.core.vonmises``)."""
         return self._law("vonmises", mu, kappa, size=size)
+
+    # -- NumPy's algorithms on the stream's words --------------------------------
+
+    def hypergeometric(self, ngood, nbad, nsample, size=None):
+        """NumPy's ``hypergeometric`` on the stream's words."""
+        return self._numpy("hypergeometric", ngood, nbad, nsample, size)
+
+    def logseries(self, p, size=None):
+        """NumPy's ``logseries`` on the stream's words."""
+        return self._numpy("logseries", p, size)
+
+    def zipf(self, a, size=None):
+        """NumPy's ``zipf`` on the stream's words."""
+        return self._numpy("zipf", a, size)
+
+    def noncentral_chisquare(self, df, nonc, size=None):
+        """NumPy's ``noncentral_chisquare`` on the stream's words."""
+        return self._numpy("noncentral_chisquare", df, nonc, size)
+
+    def noncentral_f(self, dfnum, dfden, nonc, size=None):
+        """NumPy's ``noncentral_f`` on the stream's words."""
+        return self._numpy("noncentral_f", dfnum, dfden, nonc, size)
+
+    def multivariate_hypergeometric(self, colors, nsample, size=None, method="marginals"):
+        """NumPy's ``multivariate_hypergeometric`` on the stream's words."""
+        return self._numpy("multivariate_hypergeometric", colors, nsample, size, method)

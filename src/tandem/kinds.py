@@ -110,7 +110,12 @@ class Real:
     positive : bool
         Whether the value (after rounding to the output's dtype) must be > 0.
     nonnegative : bool
-        Whether it must be >= 0 (and not -0.0, as NumPy's checks).
+        Whether it must be >= 0.
+    signed_zero : bool
+        Whether a non-negative value must not be -0.0 either: NumPy's check of
+        most parameters (its ``CONS_NON_NEGATIVE``, by the sign bit); False
+        where NumPy compares (Poisson's ``lam``, binomial's ``n`` and ``p``),
+        which takes -0.0 as 0.
     infinite_overflows : bool
         An infinite value raises ``OverflowError`` (NumPy's for ranges), not
         ``ValueError``.
@@ -123,6 +128,7 @@ class Real:
     positive: bool = False
     bound: float = 0.5
     nonnegative: bool = False
+    signed_zero: bool = True
     infinite_overflows: bool = False
 
     def check(self, value, dtype: np.dtype) -> float:
@@ -138,11 +144,12 @@ class Real:
         if self.positive and not rounded > 0:
             raise ValueError(f"{self.name} must be positive in {dtype}, got {value}"
                              + (f" (it rounds to {rounded})" if rounded != value else ""))
-        if self.nonnegative and (not rounded >= 0 or math.copysign(1.0, rounded) < 0):
+        if self.nonnegative and (not rounded >= 0 or (
+                self.signed_zero and math.copysign(1.0, rounded) < 0)):
             raise ValueError(f"{self.name} must be non-negative, got {value}")
         if value > 0 and rounded == 0:
             raise ValueError(f"{self.name} {value} rounds to 0 in {dtype}")
-        return rounded
+        return rounded if self.signed_zero else rounded + 0.0  # -0.0 as 0.0
 
     def check_array(self, values, dtype: np.dtype, xp=np):
         """The array ``values`` (NumPy or CuPy, as ``xp``) rounded to ``dtype``,
@@ -163,12 +170,13 @@ class Real:
         if self.positive and not bool((rounded > 0).all()):
             raise ValueError(f"{self.name} must be positive in {dtype}, got an element "
                              f"{float(rounded.min())} after rounding")
-        if self.nonnegative and not bool(((rounded >= 0) & ~xp.signbit(rounded)).all()):
+        if self.nonnegative and not bool(((rounded >= 0) & ~(
+                xp.signbit(rounded) & self.signed_zero)).all()):
             raise ValueError(f"{self.name} must be non-negative, got an element "
                              f"{float(rounded.min())}")
         if bool(((values > 0) & (rounded == 0)).any()):
             raise ValueError(f"{self.name}: a positive element rounds to 0 in {dtype}")
-        return rounded
+        return rounded if self.signed_zero else rounded + dtype.type(0.0)  # -0.0 as 0.0
 
 
 LOC = Real("loc", bound=0.5)

@@ -95,10 +95,11 @@ def _shape_only(a):
 
 
 def _finite_span(low, high):
-    if (high < low).any():
-        raise ValueError("high must be at least low")
     with np.errstate(over="ignore", invalid="ignore"):
         span = high - low
+    # NumPy's check of the span: -0.0 (uniform(0, -0.0)) is negative too.
+    if (high < low).any() or ((span == 0) & np.signbit(span)).any():
+        raise ValueError("high must be at least low (high - low < 0)")
     if not np.isfinite(span).all():
         raise OverflowError("high - low overflows: the range exceeds the float64 range")
 
@@ -220,11 +221,13 @@ LAWS = {
     "chisquare": Law("gamma64", (Real("df", positive=True, bound=1.0),),
                      lambda df: _gamma_words(df * 0.5, 2.0), faster=_gamma_faster,
                      regimes=_gamma_regimes),
-    "poisson": Law("poisson64", (Real("lam", nonnegative=True, bound=_LAM_MAX / _F64_MAX),),
+    "poisson": Law("poisson64", (Real("lam", nonnegative=True, signed_zero=False,
+                                      bound=_LAM_MAX / _F64_MAX),),
                    _shape_only, counts=True, faster=_poisson_faster,
                    regimes=_poisson_regimes),
-    "binomial": Law("binomial64", (Real("n", nonnegative=True, bound=_LAM_MAX / _F64_MAX),
-                                   Real("p", nonnegative=True, bound=1.0)),
+    "binomial": Law("binomial64", (Real("n", nonnegative=True, signed_zero=False,
+                                        bound=_LAM_MAX / _F64_MAX),
+                                   Real("p", nonnegative=True, signed_zero=False, bound=1.0)),
                     lambda n, p: (np.trunc(n), p, 0.0), _trials, counts=True,
                     faster=_binomial_faster, regimes=_binomial_regimes),
     "vonmises": Law("vonmises64", (Real("mu", bound=1e-300), Real("kappa", nonnegative=True,
@@ -407,7 +410,7 @@ def _fill_each(stream, kind, words, names, size, out, dtype, threads, device=Non
     _check_stream(stream)
     _check_threads(threads)
     shape = words[0].shape
-    target_shape = out.shape if out is not None else arrays.shape_of(size)
+    target_shape = arrays.out_shape(out) if out is not None else arrays.shape_of(size)
     target_shape = shape if target_shape is None else tuple(target_shape)
     _fits(shape, target_shape, "out" if out is not None else "size", names)
     record = resolve(stream, kind)

@@ -90,7 +90,11 @@ def purpose_word(purpose):
     reserved for the library's own purposes.
     """
     if isinstance(purpose, str):
-        return _string_word(purpose), int(_der.DOMAIN_PURPOSE_STR)
+        try:
+            return _string_word(purpose), int(_der.DOMAIN_PURPOSE_STR)
+        except UnicodeEncodeError as error:
+            raise ValueError(f"purpose must be a string that UTF-8 can encode, got "
+                             f"{purpose!r:.60} ({error.reason} at index {error.start})") from None
     return _as_uint(purpose, "purpose", _U64_LIMIT), int(_der.DOMAIN_PURPOSE_INT)
 
 
@@ -395,7 +399,7 @@ _KINDS = {cls.__name__: cls for cls in (Philox, Threefry)}
 def _rebuild(kind, key, lane, position):
     """A stream of class ``kind`` (or of the class so named, as pickled by
     tandem 0.2), with every value checked as the constructor checks it."""
-    cls = _KINDS[kind] if isinstance(kind, str) else kind
+    cls = _KINDS.get(kind) if isinstance(kind, str) else kind
     if not (isinstance(cls, type) and issubclass(cls, Stream) and cls.key_words):
         raise TypeError(f"cannot unpickle a stream of class {kind!r}")
     stream = object.__new__(cls)

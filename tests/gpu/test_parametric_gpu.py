@@ -110,6 +110,7 @@ def test_gpu_array_parameters_equal_cpu(name, params):
     ("multivariate_normal", ([0.5, -1.0], [[2.0, 0.6], [0.6, 1.0]], 2**18 + 3)),
     ("dirichlet", ([1.0, 2.0, 3.0], 2**18 + 3)), ("dirichlet", ([0.01, 0.05], 2**16 + 3)),
     ("dirichlet", ([0.5, 0.0, 1e-3, 4.0], 2**18 + 3)),
+    ("dirichlet", ([1e-320, 3e-320, 1e-308], 2**16 + 3)),  # Jöhnk's logarithms at -inf
     ("multinomial", (100, [0.2, 0.3, 0.5], 2**16 + 3))])
 def test_gpu_multivariate_laws_equal_cpu(law, args):
     import cupy

@@ -20,6 +20,8 @@ from collections.abc import Mapping, Set
 
 import numpy as np
 
+from .. import checks
+
 #: The kinds of data set.
 KINDS = ("discrete", "gaussian")
 
@@ -46,10 +48,7 @@ def _check_names(names, n_vars):
     if len(names) != n_vars:
         raise ValueError(f"names has {len(names)} entries for {n_vars} columns")
     for j, name in enumerate(names):
-        if not isinstance(name, str):
-            raise TypeError(f"names[{j}] must be a string, got {type(name).__name__}")
-        if not name:
-            raise ValueError(f"names[{j}] is empty")
+        checks.label(name, f"names[{j}]")
     seen = set()
     for name in names:
         if name in seen:
@@ -339,11 +338,13 @@ class Dataset:
                  missing=MISSING_TOKENS, encoding="utf-8-sig"):
         """Discrete or Gaussian data from a CSV file with a header line.
 
-        Read with the standard ``csv`` module (the same result whether or not
-        pandas is installed). A column whose cells all parse as integers holds
-        ints (exactly, however large), else one whose cells all parse as
-        floats holds floats, else one where no cell parses as a number holds
-        the strings as written; a column that mixes numbers and other strings
+        Read with the standard ``csv`` module in its strict mode (the same
+        result whether or not pandas is installed): a quoted cell that is
+        never closed, or that has more after its closing quote, is refused,
+        never read as one long cell. A column whose cells all parse as
+        integers holds ints (exactly, however large), else one whose cells
+        all parse as floats holds floats, else one where no cell parses as a
+        number holds the strings as written; a column that mixes numbers and other strings
         raises ``ValueError`` naming the column and the two lines. Then the
         rules of :meth:`from_dataframe` apply (``kind``, ``dropna``, states);
         errors name the column and the line of the file.
@@ -366,9 +367,10 @@ class Dataset:
         ------
         ValueError
             For a file that is not text in ``encoding``, that the ``csv``
-            module cannot parse (a cell longer than ``csv.field_size_limit()``
-            characters, say), with rows of the wrong length, or with values
-            that break the rules above; the message names the file and the line.
+            module cannot parse (a quote never closed, a cell longer than
+            ``csv.field_size_limit()`` characters, say), with rows of the
+            wrong length, or with values that break the rules above; the
+            message names the file and the line.
         """
         name = _check_path(path)
         missing = _check_missing(missing)
@@ -376,7 +378,8 @@ class Dataset:
             raise TypeError(f"encoding must be a str, got {type(encoding).__name__}")
         try:
             with open(name, newline="", encoding=encoding) as f:
-                header, rows, lines = _read_rows(csv.reader(f, delimiter=delimiter), name)
+                header, rows, lines = _read_rows(csv.reader(f, delimiter=delimiter, strict=True),
+                                                 name)
         except LookupError:
             raise ValueError(f"encoding: unknown encoding {encoding!r}") from None
         except UnicodeDecodeError as error:
@@ -409,8 +412,11 @@ def _check_missing(missing):
 
 
 def _read_rows(reader, name):
-    """``(header, rows, lines)`` from a ``csv.reader``: cells stripped, blank lines skipped,
-    a leading byte order mark dropped; a ``csv.Error`` becomes ``ValueError``."""
+    """``(header, rows, lines)`` from a strict ``csv.reader``: cells stripped, blank lines
+    skipped, a leading byte order mark dropped; a ``csv.Error`` (a quote never closed, a
+    character after a closing quote) becomes ``ValueError`` naming the line where the
+    record starts."""
+    start = 1
     try:
         try:
             header = next(reader)
@@ -420,19 +426,24 @@ def _read_rows(reader, name):
         if header:
             header[0] = header[0].lstrip("\ufeff").strip()
         rows, lines = [], []
+        start = reader.line_num + 1
         for row in reader:
-            if not row or (len(row) == 1 and not row[0].strip()):
-                continue
-            if len(row) != len(header):
-                raise ValueError(f"{name!r}: line {reader.line_num} has {len(row)} cells, "
-                                 f"the header has {len(header)}")
-            rows.append([c.strip() for c in row])
-            lines.append(reader.line_num)
+            if row and not (len(row) == 1 and not row[0].strip()):
+                if len(row) != len(header):
+                    raise ValueError(f"{name!r}: line {start} has {len(row)} cells, the "
+                                     f"header has {len(header)}")
+                rows.append([c.strip() for c in row])
+                lines.append(start)
+            start = reader.line_num + 1
     except csv.Error as error:
         limit = csv.field_size_limit()
-        why = (f"a cell is longer than the csv module's limit of {limit} characters"
-               if "field limit" in str(error) else str(error))
-        raise ValueError(f"{name!r}: cannot read line {reader.line_num}: {why}") from None
+        if "field limit" in str(error):
+            why = f"a cell is longer than the csv module's limit of {limit} characters"
+        elif "unexpected end of data" in str(error):
+            why = "a quoted cell is never closed (an opening quote without its closing one)"
+        else:
+            why = str(error)
+        raise ValueError(f"{name!r}: cannot read line {start}: {why}") from None
     return header, rows, lines
 
 

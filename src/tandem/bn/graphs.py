@@ -10,11 +10,11 @@ PDAGs too: an undirected edge against a directed one counts once.
 
 from __future__ import annotations
 
-import os
 from xml.sax.saxutils import escape
 
 import numpy as np
 
+from .. import checks, files
 from .diagnostics import _adjacency, _square
 
 __all__ = ["is_acyclic", "cpdag", "thresholded_dag", "to_dot", "write_graphml",
@@ -181,6 +181,8 @@ def _names(names, n):
     names = [str(x) for x in (range(n) if names is None else names)]
     if len(names) != n:
         raise ValueError(f"names has {len(names)} entries for {n} nodes")
+    for j, name in enumerate(names):
+        checks.label(name, f"names[{j}]")
     return names
 
 
@@ -256,10 +258,7 @@ def write_graphml(pdag, path, names=None, probabilities=None) -> None:
                 out.append(f'      <data key="probability">{float(p[a, b])!r}</data>')
             out.append("    </edge>")
     out += ["  </graph>", "</graphml>", ""]
-    tmp = f"{os.fspath(path)}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write("\n".join(out))
-    os.replace(tmp, path)
+    files.write_text(path, "\n".join(out))
 
 
 def to_networkx(pdag, names=None, probabilities=None):

@@ -56,7 +56,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from .. import _progress, core, parallel
+from .. import _progress, core, files, parallel
 from ..distributions import random_at
 from ..stream import Stream
 from . import combinations, diagnostics, order_moves, order_sums, search, set_walks
@@ -1041,11 +1041,9 @@ def _stream_description(root):
 
 
 def _save(path, state, settings, fingerprint):
-    tmp = f"{path}.tmp"
-    with open(tmp, "wb") as f:
+    with files.replacing(path, "wb") as f:
         np.savez(f, version=_CHECKPOINT_VERSION, fingerprint=fingerprint,
                  settings=json.dumps(settings, sort_keys=True), **state)
-    os.replace(tmp, path)
 
 
 def _array_fields(chains, n, m, done, replicas=1):
@@ -1076,6 +1074,15 @@ class _Refusal:
     def __call__(self, field, why):
         where = f"field {field!r}: " if field else ""
         raise ValueError(f"resume: {self.path}: {where}{why}")
+
+
+def _resume_path(resume):
+    """``resume`` as a path (a ``TypeError`` naming ``resume`` otherwise)."""
+    try:
+        return os.fspath(resume)
+    except TypeError:
+        raise TypeError(f"resume must be the path of a checkpoint (a str or os.PathLike), "
+                        f"got {type(resume).__name__}") from None
 
 
 def _read_checkpoint(path, refuse, most_bytes):
@@ -1255,8 +1262,7 @@ def _load(path, settings, fingerprint, burn_in_given, iterations, prepared):
     if done < 0:
         refuse("done", f"must be non-negative, got {done}")
     if iterations < done:
-        raise ValueError(f"iterations={iterations} is less than the {done} iterations "
-                         f"the checkpoint {refuse.path} already ran")
+        refuse(None, f"ran {done} iterations, more than iterations={iterations}")
     state = _checked_arrays(data, chains, n, m, done, replicas, refuse)
     _check_counts(state, n, done, settings, candidate_matrix(prepared), refuse,
                   prepared.candidates)
@@ -1554,6 +1560,10 @@ def _order_mcmc(table, root, first, mode, *, chains, iterations, burn_in, thin, 
     probabilities = _move_probabilities(moves)
     betas = _temperatures(temperatures)
     swap_every = _integer(swap_every, "swap_every", 1)
+    if checkpoint is not None:
+        checkpoint = files.target(checkpoint, "checkpoint", "an .npz file")
+    if resume is not None:
+        resume = _resume_path(resume)
     replicas = betas.shape[0]
     _check_memory(table, chains * replicas, iterations, memory_limit)
     prepared = _Prepared(table)

@@ -14,6 +14,7 @@ import math
 import numbers
 import os
 import re
+import zlib
 from dataclasses import dataclass
 from importlib import resources
 
@@ -316,14 +317,33 @@ def _numbers(words, line, what):
         raise ValueError(f"BIF line {line}: {what} has a value that is not a number") from None
 
 
+def _is_bif_text(source):
+    """Whether ``source`` is BIF text, not a path: a ``str`` holding ``{`` and a
+    space or line break that names no file."""
+    return (isinstance(source, str) and "{" in source and any(c.isspace() for c in source)
+            and not os.path.exists(source))
+
+
+def _read_text(path):
+    """The text of the BIF file ``path`` (gunzipped when it ends in ``.gz``); a file
+    that is not gzip or UTF-8, or is cut short, raises ``ValueError`` naming it."""
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            return f.read()
+    except (EOFError, gzip.BadGzipFile, zlib.error, UnicodeDecodeError) as error:
+        raise ValueError(f"{path!r} cannot be read as BIF: {type(error).__name__}: "
+                         f"{error}") from None
+
+
 def read_bif(source):
     """Read a network in the Bayesian Interchange Format.
 
     Parameters
     ----------
     source : str or os.PathLike
-        A path (``.gz`` files are decompressed) or the BIF text itself (any
-        string containing ``{``).
+        A path (``.gz`` files are decompressed) or the BIF text itself (a
+        string holding ``{`` and a space or line break, that names no file).
 
     Returns
     -------
@@ -336,18 +356,17 @@ def read_bif(source):
     Raises
     ------
     ValueError
-        Naming the line or node: syntax errors, unknown nodes or states, a
-        missing or repeated CPT, a CPT row that is incomplete, negative, or
+        Naming the file: one cut short, or not gzip or UTF-8 text.  Naming
+        the line or node: text with no variable, syntax errors, unknown nodes
+        or states, a missing or repeated CPT, a CPT row that is incomplete, negative, or
         whose sum strays from 1 by more than ``ROW_SUM_TOLERANCE``, a cycle.
     """
     name = "unknown"
-    if isinstance(source, str) and "{" in source:
+    if _is_bif_text(source):
         text = source
     else:
         path = os.fspath(source)
-        opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            text = f.read()
+        text = _read_text(path)
         name = os.path.basename(path).split(".")[0]
     tokens = _Tokens(text)
     variables, declared_lines = {}, {}
@@ -422,6 +441,8 @@ def read_bif(source):
         else:
             raise ValueError(f"BIF line {line}: unexpected {keyword!r}")
 
+    if not variables:
+        raise ValueError("BIF: no variable blocks: the text is not a network")
     names = tuple(variables)
     index = {v: i for i, v in enumerate(names)}
     parents_of = [None] * len(names)

@@ -5,7 +5,9 @@
 * ``edges.csv``: ``parent,child,probability,se,ess,rhat`` for every ordered
   pair of distinct nodes: the order-MCMC estimate of the edge's posterior,
   its Monte Carlo standard error, effective sample size and rank-normalised
-  split R-hat (see :class:`tandem.bn.OrderMCMCResult`);
+  split R-hat (see :class:`tandem.bn.OrderMCMCResult`); a name that starts
+  with ``=``, ``+``, ``-`` or ``@`` is written after an apostrophe, so that no
+  spreadsheet runs it as a formula;
 * ``run.json``: the settings, the data's shape and fingerprint, timings,
   the best order and DAG, R-hat of the order scores, the edges' largest
   R-hat and smallest ESS (:func:`convergence`), acceptance rates, and, when
@@ -42,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import files
 from ..stream import Philox
 from . import diagnostics, expansion, graphs, independence, search
 from .mcmc import estimate_bytes as mcmc_bytes
@@ -506,7 +509,7 @@ def write_report(learned, out):
                 record["figures"] = _figures(learned, staging)
                 _edges_csv(learned, staging / "edges.csv")
                 _graph_files(learned, staging)
-                (staging / "run.json").write_text(json.dumps(record, indent=2) + "\n")
+                files.write_text(staging / "run.json", json.dumps(record, indent=2) + "\n")
                 _commit(staging, out)
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
@@ -562,11 +565,22 @@ def _commit(staging, out):
         raise
 
 
+#: What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection"):
+#: a name cell that starts so is written after an apostrophe, which shows the
+#: name as text.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(name):
+    """``name`` as an ``edges.csv`` cell that no spreadsheet runs as a formula."""
+    return "'" + name if name.startswith(_FORMULA_STARTS) else name
+
+
 def _edges_csv(learned, path):
-    names, result = learned.table.names, learned.mcmc
+    names, result = [_cell(name) for name in learned.table.names], learned.mcmc
     columns = (result.edge_probabilities, result.edge_standard_errors, result.edge_ess,
                result.edge_rhat)
-    with open(path, "w", newline="") as f:
+    with files.replacing(path, "w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["parent", "child", "probability", "se", "ess", "rhat"])
         for i, parent in enumerate(names):
@@ -579,7 +593,7 @@ def _graph_files(learned, folder):
     names, p = learned.table.names, learned.mcmc.edge_probabilities
     dag = learned.graph()
     for stem, g in (("graph", dag), ("cpdag", graphs.cpdag(dag))):
-        (folder / f"{stem}.dot").write_text(graphs.to_dot(g, names, p) + "\n")
+        files.write_text(folder / f"{stem}.dot", graphs.to_dot(g, names, p) + "\n")
         graphs.write_graphml(g, folder / f"{stem}.graphml", names, p)
 
 
@@ -603,6 +617,7 @@ def _figures(learned, folder):
         figures["chains.png"] = diagnostics.plot_chain_scatter(result.chain_edge_probabilities,
                                                                names=learned.table.names)
     for name, figure in figures.items():
-        figure.savefig(folder / name, dpi=120, bbox_inches="tight")
+        with files.replacing(folder / name, "wb") as f:
+            figure.savefig(f, format="png", dpi=120, bbox_inches="tight")
         plt.close(figure)
     return list(figures)

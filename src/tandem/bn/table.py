@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import numbers
 import os
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .. import _progress, arrays, core, parallel
+from .. import _progress, arrays, core, files, parallel
 from . import combinations, scores, terms
 from .scores import Scorer, config_level, family_score, score_counts, scratch_sizes, table_bytes
 
@@ -667,17 +666,7 @@ def plan_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_lim
 
 def _check_out(out):
     """``out`` as an absolute path whose folder exists, or None."""
-    if out is None:
-        return None
-    try:
-        path = os.path.abspath(os.fspath(out))
-    except TypeError:
-        raise TypeError(f"out must be a path to a .npy file, got {type(out).__name__}") from None
-    if not os.path.isdir(os.path.dirname(path)):
-        raise ValueError(f"out: the folder of {path!r} does not exist")
-    if os.path.isdir(path):
-        raise ValueError(f"out: {path!r} is a folder, not a file")
-    return path
+    return None if out is None else files.target(out, "out", "a .npy file")
 
 
 class TablePlan:
@@ -822,22 +811,25 @@ class TablePlan:
 
 class _Destination:
     """Where a table is written: a new array, or a ``.npy`` file written under a
-    temporary name and renamed into place once complete (removed on failure)."""
+    temporary name and moved into place once complete (:func:`tandem.files.replacing`;
+    removed on failure)."""
 
     def __init__(self, path, shape):
         self._path, self._shape = path, shape
-        self._tmp = None
+        self._file = None
         self.result = None
 
     def __enter__(self):
         if self._path is None:
             self._array = np.empty(self._shape, dtype=np.float64)
         else:
-            folder, name = os.path.split(self._path)
-            fd, self._tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-            os.close(fd)
-            self._array = np.lib.format.open_memmap(self._tmp, mode="w+", dtype=np.float64,
-                                                    shape=self._shape)
+            self._file = files.replacing(self._path, "w+b")
+            f = self._file.__enter__()
+            np.lib.format.write_array_header_1_0(f, {"descr": np.dtype(np.float64).str,
+                                                     "fortran_order": False,
+                                                     "shape": self._shape})
+            self._array = np.memmap(f, dtype=np.float64, mode="r+", offset=f.tell(),
+                                    shape=self._shape)
         self.flat = self._array.reshape(-1)
         return self
 
@@ -851,11 +843,9 @@ class _Destination:
         if kind is None:
             array.flush()
         del array
-        if kind is not None:
-            os.unlink(self._tmp)
-            return False
-        os.replace(self._tmp, self._path)
-        self.result = np.load(self._path, mmap_mode="r")
+        self._file.__exit__(kind, error, traceback)
+        if kind is None:
+            self.result = np.load(self._path, mmap_mode="r")
         return False
 
 

@@ -5,7 +5,9 @@ An element takes one stream block, read as two 64-bit draws ``(d0, d1)``:
 ``Y = exp(log(V) / b)``.  The attempt is accepted if ``X + Y <= 1``; the
 value is then ``X / (X + Y)``, or, where both have underflowed to 0, the same
 ratio from the logarithms: with ``lx = log(U) / a``, ``ly = log(V) / b`` and
-``m = max(lx, ly)``, ``exp((lx - m) - log(exp(lx - m) + exp(ly - m)))``.
+``m = max(lx, ly)``, ``exp((lx - m) - log(exp(lx - m) + exp(ly - m)))``; where
+both are ``-inf`` (``a`` and ``b`` below about 1e-308), ``1 / (1 + exp(d))``
+with ``s = min(a, b)`` and ``d = (log(V) / (b / s) - log(U) / (a / s)) / s``.
 Rejected attempts continue on lane ``g`` (the element's word) of the
 continuation key, attempt ``r = 0, 1, ...`` on block ``r``.
 
@@ -35,6 +37,11 @@ def _johnk(u, v, a, b):
     if total > 0.0:
         return True, np.divide(x, total)
     m = max(lx, ly)
+    if m == -np.inf:  # both quotients overflowed too: ly - lx from finite, scaled ones
+        s = min(a, b)
+        d = np.divide(np.divide(log64(v), np.divide(b, s)) - np.divide(log64(u), np.divide(a, s)),
+                      s)
+        return True, np.divide(1.0, 1.0 + exp_wide64(d))
     lx -= m
     ly -= m
     return True, exp_wide64(lx - log64(exp_wide64(lx) + exp_wide64(ly)))
