@@ -431,6 +431,24 @@ def test_a_planted_link_is_replaced_never_written_through(tmp_path, writer, plan
                                                                  planted})
 
 
+def test_links_planted_at_a_reports_files_are_replaced_never_written_through(tmp_path):
+    from tandem.bn import report
+
+    data = bn.load_network("cancer").sample(100, tandem.Philox(1))
+    learned = report.learn(data, max_parents=1, chains=2, iterations=50, progress=False)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in report.REPORT_FILES:
+        (out / name).symlink_to(victim)
+    report.write_report(learned, out)
+    assert victim.read_text() == "keep me"
+    written = sorted(out.iterdir())
+    assert written and not any(p.is_symlink() for p in written)
+    assert all(p.is_file() for p in written)
+
+
 def test_a_failed_write_leaves_the_target_and_no_temporary_file(tmp_path):
     target = tmp_path / "kept.txt"
     target.write_text("before")
