@@ -13,6 +13,10 @@ words from its position on:
 * ``next_double``: that draw mapped by tandem's ``uniform64`` rule, so that
   ``Generator.random`` gives exactly ``stream.random``'s values.
 
+The cfuncs are built (compiled, or loaded from Numba's cache) when the
+capsule is first read, not when a bit generator is made; ``tandem.Generator``
+defers that to its first call of a NumPy algorithm.
+
 Which of NumPy's methods reproduce tandem's own fills, and which are NumPy's
 algorithms on tandem's words (the same on any CPU, not cut-invariant or
 addressable, and not on the GPU), is NumPy's business: only ``random`` (f64)
@@ -23,9 +27,11 @@ tandem's rules by name.
 from __future__ import annotations
 
 import collections
+import contextlib
 import ctypes
 import functools
 import threading
+import weakref
 
 import numpy as np
 
@@ -45,7 +51,9 @@ STATE_PURPOSE = "tandem.seed_state"
 _LANE, _POSITION, _EXHAUSTED = 4, 5, 6
 # Then the last block computed (four words) and its index plus one (0: none).
 _BLOCK, _BUFFERED = 7, 11
-_STATE_WORDS = 12
+# Then the generator (``Stream.generator``).
+_GENERATOR = 12
+_STATE_WORDS = 13
 _OPEN, _AT_END, _PASSED = np.uint64(0), np.uint64(1), np.uint64(2)
 
 
@@ -58,18 +66,19 @@ class _BitgenStruct(ctypes.Structure):
 
 
 @functools.lru_cache(maxsize=None)
-def _functions(generator):
-    """The compiled ``(next_uint64, next_uint32, next_double)`` cfuncs of one
-    generator (``Stream.generator``), built once."""
+def _functions():
+    """The compiled ``(next_uint64, next_uint32, next_double)`` cfuncs, built once:
+    one set for every generator, which the state names, so that a copy of the
+    ``bitgen_t`` (NumPy's Generator keeps one) stays right when the state moves to
+    another generator."""
     from numba import carray, cfunc, types
 
     from . import core
 
     core.register()
-    from .core.addressing import philox_block_at, threefry_block_at
+    from .core.addressing import block_at
     from .core.uniform import uniform64
 
-    block_at = (philox_block_at, threefry_block_at)[generator]  # inlined
     digest = core.source_digest()  # in the cfuncs' closures: it keys their disk cache
 
     U64 = np.uint64
@@ -102,8 +111,8 @@ def _functions(generator):
         state[_EXHAUSTED] = status
         b = p >> U64(2)
         if state[_BUFFERED] != b + U64(1):
-            x0, x1, x2, x3 = block_at(state[0], state[1], state[2], state[3], state[_LANE],
-                                      b)
+            x0, x1, x2, x3 = block_at(state[_GENERATOR], state[0], state[1], state[2],
+                                      state[3], state[_LANE], b)
             state[_BLOCK], state[_BLOCK + 1], state[_BLOCK + 2], state[_BLOCK + 3] = (
                 x0, x1, x2, x3)
             state[_BUFFERED] = b + U64(1)
@@ -134,13 +143,20 @@ _CtypesInterface = collections.namedtuple(
                   "bit_generator"])
 
 
+#: The C results of ``next_uint64``, ``next_uint32`` and ``next_double``.
+_RESULTS = (ctypes.c_uint64, ctypes.c_uint32, ctypes.c_double)
+
+
 @functools.lru_cache(maxsize=None)
-def _ctypes_functions(generator):
+def _ctypes_functions():
     """The cfuncs of :func:`_functions` as ctypes function pointers, made once."""
-    pointer = ctypes.c_void_p
-    return tuple(ctypes.CFUNCTYPE(result, pointer)(function.address) for result, function in
-                 zip((ctypes.c_uint64, ctypes.c_uint32, ctypes.c_double),
-                     _functions(generator)))
+    return tuple(ctypes.CFUNCTYPE(result, ctypes.c_void_p)(function.address)
+                 for result, function in zip(_RESULTS, _functions()))
+
+
+def _built() -> bool:
+    """Whether the cfuncs are built (loaded or compiled) in this process."""
+    return _functions.cache_info().currsize > 0
 
 
 def _new_capsule(pointer):
@@ -265,6 +281,8 @@ class StreamBitGenerator(np.random.BitGenerator):
         self._lock = threading.RLock()  # re-entered by NumPy's methods under Generator's
         self._state = np.zeros(_STATE_WORDS, dtype=np.uint64)
         self._struct = _BitgenStruct(self._state.ctypes.data)
+        self._first_draws = None
+        self._defer_build = False
         self.state = stream
         self._capsule = _new_capsule(ctypes.addressof(self._struct))
 
@@ -274,7 +292,32 @@ class StreamBitGenerator(np.random.BitGenerator):
 
     @property
     def capsule(self):
+        """NumPy's ``bitgen_t`` capsule, its functions built (see :meth:`build`), except
+        inside :meth:`deferred_build`."""
+        if not self._defer_build:
+            self.build()
         return self._capsule
+
+    def build(self):
+        """Build the cfuncs (compile them, or load them from Numba's cache) and
+        point the ``bitgen_t`` at them.
+
+        NumPy's Generator and RandomState copy the ``bitgen_t`` when they are made,
+        so they read the capsule, which builds first.
+        """
+        _functions()
+        self._point()
+
+    @contextlib.contextmanager
+    def deferred_build(self):
+        """Within the block, :attr:`capsule` is the one of the stand-ins, unbuilt:
+        for a caller (``tandem.Generator``) that builds and copies the capsule again
+        before its first draw through it."""
+        self._defer_build = True
+        try:
+            yield self
+        finally:
+            self._defer_build = False
 
     @property
     def _seed_seq(self):
@@ -321,14 +364,44 @@ class StreamBitGenerator(np.random.BitGenerator):
             raise TypeError(f"state must be a tandem Stream or a dict with one under "
                             f"'stream', got {type(stream).__name__}")
         at_end = stream.position == POSITION_LIMIT
-        next_uint64, next_uint32, next_double = _functions(stream.generator)
         self._origin = stream.at(0)
         self._state[:] = [*key_words(stream.key), stream.lane,
                           0 if at_end else stream.position, _AT_END if at_end else _OPEN,
-                          0, 0, 0, 0, 0]
-        self._struct.next_uint64 = self._struct.next_raw = next_uint64.address
-        self._struct.next_uint32 = next_uint32.address
-        self._struct.next_double = next_double.address
+                          0, 0, 0, 0, 0, stream.generator]
+        self._point()
+
+    def _point(self):
+        """Point NumPy's ``bitgen_t`` at the generator's cfuncs, once they are built;
+        before, at stand-ins (ctypes callbacks, slow but never wrong) that build
+        them and draw.
+
+        tandem's own methods never draw through the capsule, so a
+        ``tandem.Generator`` that only calls them never waits for these compiles
+        (5.6 s on the 2-core machine with an empty cache, ``docs/performance.md``)."""
+        if _built():
+            addresses = [f.address for f in _functions()]
+        else:
+            addresses = [ctypes.cast(f, ctypes.c_void_p).value for f in self._stand_ins()]
+        self._struct.next_uint64 = self._struct.next_raw = addresses[0]
+        self._struct.next_uint32 = addresses[1]
+        self._struct.next_double = addresses[2]
+
+    def _stand_ins(self):
+        """Three ctypes callbacks, made once: each builds the cfuncs, points the
+        ``bitgen_t`` at them and returns their draw."""
+        if self._first_draws is None:
+            owner = weakref.ref(self)
+
+            def stand_in(index):
+                def draw(state):
+                    functions = _ctypes_functions()
+                    owner()._point()
+                    return functions[index](state)
+
+                return ctypes.CFUNCTYPE(_RESULTS[index], ctypes.c_void_p)(draw)
+
+            self._first_draws = tuple(stand_in(index) for index in range(3))
+        return self._first_draws
 
     @property
     def seed_seq(self) -> StreamSeedSequence:
@@ -364,7 +437,7 @@ class StreamBitGenerator(np.random.BitGenerator):
         """
         state = ctypes.c_void_p(self._state.ctypes.data)
         return _CtypesInterface(self._state.ctypes.data, state,
-                                *_ctypes_functions(self._origin.generator),
+                                *_ctypes_functions(),
                                 ctypes.c_void_p(ctypes.addressof(self._struct)))
 
     @property
@@ -375,7 +448,7 @@ class StreamBitGenerator(np.random.BitGenerator):
         except ImportError:
             raise ImportError("cffi cannot be imported") from None
         ffi = cffi.FFI()
-        next_uint64, next_uint32, next_double = _functions(self._origin.generator)
+        next_uint64, next_uint32, next_double = _functions()
         return _CtypesInterface(
             self._state.ctypes.data, ffi.cast("void *", self._state.ctypes.data),
             ffi.cast("uint64_t (*)(void *)", next_uint64.address),

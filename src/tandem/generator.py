@@ -74,7 +74,9 @@ class Generator(np.random.Generator):
             bits = stream
         else:
             bits = StreamBitGenerator(stream if isinstance(stream, Stream) else Philox(stream))
-        super().__init__(bits)
+        with bits.deferred_build():  # tandem's rules never draw through the capsule
+            super().__init__(bits)
+        self._capsule_built = False  # whether NumPy's copy of the bitgen_t is built
 
     def __reduce__(self):
         return type(self), (self.bit_generator,)
@@ -109,6 +111,10 @@ class Generator(np.random.Generator):
         bits = self.bit_generator
         with bits.lock:
             before = bits.current()
+            if not self._capsule_built:
+                bits.build()  # NumPy keeps a copy of the capsule's bitgen_t: copy it again
+                np.random.Generator.__init__(self, bits)
+                self._capsule_built = True
             values = getattr(super(), name)(*args, **kwargs)
             if bits.passed:
                 bits.move(before)
