@@ -284,6 +284,7 @@ class StreamBitGenerator(np.random.BitGenerator):
         self._first_draws = None
         self._defer_build = False
         self.state = stream
+        self._point()
         self._capsule = _new_capsule(ctypes.addressof(self._struct))
 
     @property
@@ -368,11 +369,10 @@ class StreamBitGenerator(np.random.BitGenerator):
         self._state[:] = [*key_words(stream.key), stream.lane,
                           0 if at_end else stream.position, _AT_END if at_end else _OPEN,
                           0, 0, 0, 0, 0, stream.generator]
-        self._point()
 
     def _point(self):
-        """Point NumPy's ``bitgen_t`` at the generator's cfuncs, once they are built;
-        before, at stand-ins (ctypes callbacks, slow but never wrong) that build
+        """Point NumPy's ``bitgen_t`` at the cfuncs, once they are built (the same for
+        every stream, so a move leaves the pointers alone); before, at stand-ins (ctypes callbacks, slow but never wrong) that build
         them and draw.
 
         tandem's own methods never draw through the capsule, so a
