@@ -359,6 +359,20 @@ class StreamBitGenerator(np.random.BitGenerator):
             return self._origin.at(POSITION_LIMIT)
         return self._origin.at(int(self._state[_POSITION]))
 
+    def where(self):
+        """``(origin, position)`` for a caller that holds :attr:`lock`: an object that
+        stands for the stream's key, lane and generator (a new one at every
+        :meth:`move`) and the position of the next word; None at or past the
+        end of the lane."""
+        if self._state[_EXHAUSTED] != _OPEN:
+            return None
+        return self._origin, int(self._state[_POSITION])
+
+    def seek(self, position: int):
+        """Continue from ``position`` (below ``2**64``) of the same lane, for a caller
+        that holds :attr:`lock` and knows the lane's words up to there were drawn."""
+        self._state[_POSITION] = position
+
     def move(self, stream: Stream):
         """Continue from ``stream``, for a caller that holds :attr:`lock`."""
         if not isinstance(stream, Stream):

@@ -4,7 +4,7 @@ import collections.abc
 
 import numpy as np
 
-from . import arrays, checks, distributions, multivariate, parametric, sampling
+from . import arrays, checks, distributions, multivariate, parametric, reserve, sampling
 from .bitgen import StreamBitGenerator
 from .stream import Philox, Stream
 
@@ -77,6 +77,7 @@ class Generator(np.random.Generator):
         with bits.deferred_build():  # tandem's rules never draw through the capsule
             super().__init__(bits)
         self._capsule_built = False  # whether NumPy's copy of the bitgen_t is built
+        self._reserve = reserve.Reserve()
 
     def __reduce__(self):
         return type(self), (self.bit_generator,)
@@ -104,6 +105,13 @@ class Generator(np.random.Generator):
             bits.move(after)
         return values
 
+    def _small(self, key, size, fill, *args, **kwargs):
+        """``_draw(fill, *args, size=size, **kwargs)``, small calls of scalar
+        parameters (``key`` not None) from this Generator's reserve."""
+        if key is None:
+            return self._draw(fill, *args, size=size, **kwargs)
+        return self._reserve.draw(self.bit_generator, key, size, fill, *args, **kwargs)
+
     def _numpy(self, name, *args, **kwargs):
         """NumPy's own method ``name`` on the stream's words, under the bit
         generator's lock; an ``OverflowError`` if it drew past the end of the
@@ -124,7 +132,9 @@ class Generator(np.random.Generator):
 
     def random(self, size=None, dtype=np.float64, out=None):
         """Floats in ``[0, 1)``, as ``numpy.random.Generator.random``."""
-        return self._draw(distributions.random, size, dtype=dtype, out=out)
+        if out is not None:
+            return self._draw(distributions.random, size, dtype=dtype, out=out)
+        return self._small(("random", dtype), size, distributions.random, dtype=dtype)
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """Integers in ``[low, high)`` (or ``[low, high]`` with ``endpoint``), as
@@ -142,8 +152,13 @@ class Generator(np.random.Generator):
         if dtype == np.bool_:
             _check_bool_range(low, high, endpoint)
             dtype = np.dtype(np.uint8)
-        draw = parametric.integers if np.ndim(low) or np.ndim(high) else distributions.integers
-        values = self._draw(draw, low, high, size, dtype=dtype, endpoint=endpoint)
+        if np.ndim(low) or np.ndim(high):
+            values = self._draw(parametric.integers, low, high, size, dtype=dtype,
+                                endpoint=endpoint)
+        else:
+            key = reserve.keyed("integers", low, high, dtype, endpoint)
+            values = self._small(key, size, distributions.integers, low, high, dtype=dtype,
+                                 endpoint=endpoint)
         if wanted == np.bool_:
             values = values.astype(np.bool_)
         return python_type(values) if python_type is not None and np.ndim(values) == 0 else values
@@ -162,12 +177,15 @@ class Generator(np.random.Generator):
 
     def standard_normal(self, size=None, dtype=np.float64, out=None):
         """Standard normal variates, as ``numpy.random.Generator.standard_normal``."""
-        return self._draw(distributions.normal, size, dtype=dtype, out=out)
+        if out is not None:
+            return self._draw(distributions.normal, size, dtype=dtype, out=out)
+        return self._small(("standard_normal", dtype), size, distributions.normal, dtype=dtype)
 
     def normal(self, loc=0.0, scale=1.0, size=None):
         """Normal variates, as ``numpy.random.Generator.normal`` (scalar ``loc``,
         ``scale > 0``)."""
-        return self._draw(distributions.normal, size, loc=loc, scale=scale)
+        return self._small(reserve.keyed("normal", loc, scale), size, distributions.normal,
+                           loc=loc, scale=scale)
 
     def standard_exponential(self, size=None, dtype=np.float64, method="inv", out=None):
         """Exponential variates of mean 1, as
@@ -177,12 +195,16 @@ class Generator(np.random.Generator):
         The default is ``"inv"``, not NumPy's ``"zig"``: tandem's inversion is
         its faster rule on the CPU and on the GPU (``docs/performance.md``).
         """
-        return self._draw(distributions.exponential, size, dtype=dtype, method=method,
-                          out=out)
+        if out is not None:
+            return self._draw(distributions.exponential, size, dtype=dtype, method=method,
+                              out=out)
+        return self._small(reserve.keyed("standard_exponential", dtype, method), size,
+                           distributions.exponential, dtype=dtype, method=method)
 
     def exponential(self, scale=1.0, size=None):
         """Exponential variates of mean ``scale``, as ``numpy.random.Generator.exponential``."""
-        return self._draw(distributions.exponential, size, scale=scale)
+        return self._small(reserve.keyed("exponential", scale), size, distributions.exponential,
+                           scale=scale)
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
         """A sample of ``a`` (or of ``range(a)``), as ``numpy.random.Generator.choice``.
@@ -251,7 +273,7 @@ class Generator(np.random.Generator):
     # -- laws whose parameters broadcast (tandem.parametric) -------------------
 
     def _law(self, name, *params, size=None):
-        return self._draw(parametric.fill, name, *params, size=size)
+        return self._small(reserve.keyed(name, *params), size, parametric.fill, name, *params)
 
     def uniform(self, low=0.0, high=1.0, size=None):
         """Floats in ``[low, high)``, as ``numpy.random.Generator.uniform``:
@@ -339,16 +361,16 @@ class Generator(np.random.Generator):
     def standard_t(self, df, size=None):
         """Student's t variates, as ``numpy.random.Generator.standard_t``
         (:func:`tandem.parametric.standard_t`)."""
-        return self._draw(parametric.standard_t, df, size)
+        return self._small(reserve.keyed("standard_t", df), size, parametric.standard_t, df)
 
     def f(self, dfnum, dfden, size=None):
         """F variates, as ``numpy.random.Generator.f`` (:func:`tandem.parametric.f`)."""
-        return self._draw(parametric.f, dfnum, dfden, size)
+        return self._small(reserve.keyed("f", dfnum, dfden), size, parametric.f, dfnum, dfden)
 
     def negative_binomial(self, n, p, size=None):
         """Negative binomial counts, as ``numpy.random.Generator.negative_binomial``
         (:func:`tandem.parametric.negative_binomial`)."""
-        return self._draw(parametric.negative_binomial, n, p, size)
+        return self._small(reserve.keyed("negative_binomial", n, p), size, parametric.negative_binomial, n, p)
 
     def binomial(self, n, p, size=None):
         """Binomial counts (int64), as ``numpy.random.Generator.binomial``
@@ -357,7 +379,7 @@ class Generator(np.random.Generator):
 
     def wald(self, mean, scale, size=None):
         """Wald variates, as ``numpy.random.Generator.wald`` (:func:`tandem.parametric.wald`)."""
-        return self._draw(parametric.wald, mean, scale, size)
+        return self._small(reserve.keyed("wald", mean, scale), size, parametric.wald, mean, scale)
 
     def permuted(self, x, *, axis=None, out=None):
         """``x`` with each slice along ``axis`` shuffled on its own, as
@@ -404,7 +426,7 @@ class Generator(np.random.Generator):
 
     def beta(self, a, b, size=None):
         """Beta variates, as ``numpy.random.Generator.beta`` (:func:`tandem.parametric.beta`)."""
-        return self._draw(parametric.beta, a, b, size)
+        return self._small(reserve.keyed("beta", a, b), size, parametric.beta, a, b)
 
     def dirichlet(self, alpha, size=None):
         """Dirichlet draws, as ``numpy.random.Generator.dirichlet``

@@ -1,0 +1,137 @@
+"""Small calls of a Generator served from a reserve of the same call's next values.
+
+A fill cut at any element equals the whole fill (``docs/spec.md``), so the
+values of ``k`` calls of one law with the same parameters, each of a few
+elements, are the elements of one fill from the first call's position.  A
+:class:`Reserve` keeps such a fill: while the same call comes again from
+where the last one left the stream, it is answered by a slice and a move of
+the position, a few microseconds, where a fill costs tens.
+
+The reserve grows by doubling while one call repeats, and falls back to the
+size of the call whenever anything else moved the stream (another law, a
+NumPy algorithm, a new state), so that calls which alternate laws compute
+nothing they do not return.  Values and positions are exactly those of the
+calls made one by one.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Hashable, Optional
+
+import numpy as np
+
+from .stream import POSITION_LIMIT
+
+#: Calls of at most this many elements are served from the reserve.
+LARGEST_CALL = 256
+#: The most elements a reserve holds: below ``backends.cpu.LEAN_BELOW``, so that
+#: it takes the kernels that compile in seconds.
+CAPACITY = 1023
+
+
+class Reserve:
+    """The next values of one call of one Generator (guarded by its bit generator's lock).
+
+    Examples
+    --------
+    >>> import tandem
+    >>> g, h = tandem.Generator(7), tandem.Generator(7)
+    >>> a = [g.normal(1.0, 2.0) for _ in range(5)]   # served from g's reserve
+    >>> bool((h.normal(1.0, 2.0, size=5) == a).all())
+    True
+    """
+
+    __slots__ = ("key", "origin", "position", "stride", "values", "used", "capacity",
+                 "refused")
+
+    def __init__(self):
+        self.key = None  # the call: method, parameters and their types
+        self.origin = None  # the bit generator's origin when the values were made
+        self.position = -1  # the position of values[used]
+        self.stride = 0  # words an element
+        self.values = None
+        self.used = 0
+        self.capacity = 0
+        self.refused = None  # the last call found not to be a fill of a fixed stride
+
+    def draw(self, bits, key: Hashable, size, fill: Callable, *args, **kwargs):
+        """``fill(stream, *args, size=size, **kwargs)``'s values from ``bits``' stream,
+        which then moves on past them, as ``Generator._draw``; from the reserve
+        when ``size`` is None or a small int and ``key`` names the call.
+
+        Parameters
+        ----------
+        bits : tandem.StreamBitGenerator
+            Where the values come from.
+        key : hashable
+            The call: equal keys must mean fills of equal values from any
+            stream (the parameters with their types).
+        size : None or int or tuple
+            The call's size; other than None or an int up to
+            :data:`LARGEST_CALL`, the call is made as it is.
+        fill : callable
+            ``fill(stream, *args, size=n, **kwargs) -> (values, stream after)``.
+
+        Returns
+        -------
+        numpy scalar or numpy.ndarray
+            What the fill returns for ``size``.
+        """
+        if size is None:
+            n = 1
+        elif type(size) is int and 0 < size <= LARGEST_CALL:
+            n = size
+        else:
+            n = 0
+        with bits.lock:
+            where = bits.where() if n and key != self.refused else None
+            if where is not None:
+                origin, position = where
+                same = key == self.key and origin is self.origin and position == self.position
+                if (same and self.used + n <= self.values.size
+                        or self._refill(bits, key, n, same, fill, args, kwargs)):
+                    taken = self.values[self.used:self.used + n]
+                    self.used += n
+                    self.position += self.stride * n
+                    bits.seek(self.position)
+                    return taken[0] if size is None else taken.copy()
+            values, after = fill(bits.current(), *args, size=size, **kwargs)
+            bits.move(after)
+            return values
+
+    def _refill(self, bits, key, n, same, fill, args, kwargs) -> bool:
+        """Fill the reserve from the stream's position, twice the last fill's
+        elements while one call repeats, else ``n``; whether the call's values
+        are there (not when its fill has no fixed stride, or ends the lane)."""
+        stream = bits.current()
+        capacity = min(CAPACITY, max(n, 2 * self.capacity if same else n))
+        if same:  # stay inside the lane
+            capacity = max(n, min(capacity,
+                                  (POSITION_LIMIT - 1 - stream.position) // self.stride))
+        values, after = fill(stream, *args, size=capacity, **kwargs)
+        stride, rest = divmod(after.position - stream.position, capacity)
+        self.key = None
+        if (rest or not stride or after.position >= POSITION_LIMIT
+                or not isinstance(values, np.ndarray) or values.shape != (capacity,)):
+            self.capacity, self.refused = 0, key
+            return False
+        bits.move(stream)
+        self.key, self.stride, self.values, self.used = key, stride, values, 0
+        self.origin, self.position = bits.where()
+        self.capacity = capacity
+        return True
+
+
+_SCALARS = (int, float, np.number, str, type, np.dtype, type(None))
+
+
+def keyed(*params) -> Optional[tuple]:
+    """A reserve's key: the parameters with their types; None unless each is a
+    scalar, a name or a dtype (a call of array parameters is made as it is).
+    Floats enter by ``repr``, so that ``-0.0`` and ``0.0`` are different calls."""
+    key = []
+    for p in params:
+        if not isinstance(p, _SCALARS):
+            return None
+        key.append((type(p), repr(p) if isinstance(p, (float, np.inexact)) else p))
+    return tuple(key)
