@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 import tandem
-from tandem import Generator, parametric
+from tandem import Generator, engine, parametric
 from tandem.backends import cpu
 from tandem.kinds import KINDS
 
@@ -219,8 +219,8 @@ def own_kind_fill(stream, name, n, params):
     """The fill of the law's own kind (:attr:`tandem.parametric.Law.kind`), which
     no fill takes when the law has faster kinds: the rule they are held to."""
     kind, words, _ = parametric._prepare(name, params)
-    spec = parametric._spec(kind.name, tuple(int(w) for w in words), np.dtype(np.float64))
-    return parametric._run(stream, spec, n, None, None, None, None)[0]
+    spec = engine.spec(kind.name, tuple(int(w) for w in words), np.dtype(np.float64))
+    return engine.run(stream, spec, n, None, None, None, None)[0]
 
 
 @pytest.mark.parametrize("name,params,kind", FASTER)

@@ -1,97 +1,26 @@
 """Fills and addressed draws: each public function checks its arguments,
-picks its kind (:mod:`tandem.kinds`) and hands the resolved fill to a backend.
+picks its kind (:mod:`tandem.kinds`) and hands it to :mod:`tandem.engine`.
 
 ``docs/spec.md`` states each rule to the bit.
 """
 
 from __future__ import annotations
 
-import importlib
 import numbers
 
 import numpy as np
 
-from . import arrays, checks
+from . import arrays, checks, engine
 from .backends import affine
 from .alias import AliasTable
-from .kinds import KINDS, LOC, SCALE, float_word, probability_words, resolve
-from .stream import POSITION_LIMIT, Stream, register_fills
+from .kinds import LOC, SCALE, float_word, probability_words
+from .stream import register_fills
 
-_BACKENDS = ("cpu", "cuda", "reference")
 _INTERVALS = {"[0,1)": 0, "(0,1]": 1}
 _EXPONENTIAL_METHODS = ("inv", "zig")
 _NORMAL_METHODS = (None, "zig", "bm")
 _INTEGER_DTYPES = tuple(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64,
                                               np.uint8, np.uint16, np.uint32, np.uint64))
-
-
-def _backend(name):
-    if name not in _BACKENDS:
-        raise ValueError(f"backend must be one of {_BACKENDS}, got {name!r}")
-    return importlib.import_module(f".backends.{name}", __package__)
-
-
-def _check_stream(stream):
-    if not isinstance(stream, Stream):
-        raise TypeError(f"stream must be a tandem Stream, got {type(stream).__name__}")
-
-
-def _check_threads(threads):
-    if threads is None:
-        return
-    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
-        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
-
-
-def _run(stream, spec, size, out, threads, device, backend, finish=None):
-    """Fill ``size`` or ``out`` with ``spec`` from ``stream``: (values, next stream).
-
-    ``spec`` is ``(kind, parameter words, table, dtype)`` (see :func:`_spec`); ``backend`` None means
-    the device's own (``cpu`` or ``cuda``).  ``finish``, if given, is applied
-    to the filled array (of the result's shape) before it is returned.
-    """
-    _check_stream(stream)
-    _check_threads(threads)
-    kind, params, table, dtype = spec
-    record = resolve(stream, kind, params, table)
-
-    def check_lane(n):
-        end = record.start + kind.width * n
-        if end > POSITION_LIMIT:
-            raise ValueError(f"size: the fill needs words up to {end}, past the end of the "
-                             "lane (2**64 words)")
-
-    target = arrays.output(size, out, dtype, device, check_count=check_lane)
-    end = record.start + kind.width * target.flat.size
-    if target.flat.size:
-        _backend(backend or target.device).fill(record, target.flat, threads)
-        if finish is not None:
-            finish(target.array)
-    return target.result(), stream.at(end)
-
-
-def _run_at(stream, spec, index, threads, device, backend, finish=None):
-    """Elements ``index`` of the fill of ``spec`` that starts at ``stream``."""
-    _check_stream(stream)
-    _check_threads(threads)
-    kind, params, table, dtype = spec
-    flat, shape, device = arrays.index_array(index, device)
-    record = resolve(stream, kind, params, table)
-    if flat.size and record.start + kind.width * (int(flat.max()) + 1) > POSITION_LIMIT:
-        raise ValueError("index reaches past the end of the lane (2**64 words)")
-    target = arrays.output(flat.size, None, dtype, device)
-    values = target.array.reshape(shape)
-    if flat.size:
-        _backend(backend or device).addressed(record, arrays.flat(flat), target.flat, threads)
-        if finish is not None:
-            finish(values)
-    return values
-
-
-def _spec(name, params=(0, 0, 0), dtype=None, table=None):
-    """What ``_run`` takes: the kind ``name``, its parameter words, its table
-    (None: the kind's own) and the output dtype."""
-    return KINDS[name], params, table, dtype
 
 
 # -- bits ------------------------------------------------------------------
@@ -104,24 +33,25 @@ def _bits(dtype):
     dtype = checks.dtype(dtype)
     if dtype not in _BITS:
         raise TypeError(f"dtype must be uint32, uint64 or bool, got {dtype}")
-    return _spec(_BITS[dtype], dtype=dtype)
+    return engine.spec(_BITS[dtype], dtype=dtype)
 
 
 def bits(stream, size=None, *, dtype=np.uint32, out=None, threads=None, device=None,
          backend=None):
     """Raw bits; see :meth:`tandem.Stream.bits`."""
-    return _run(stream, _bits(dtype), size, out, threads, device, backend)
+    return engine.run(stream, _bits(dtype), size, out, threads, device, backend)
 
 
 def bits_at(stream, index, *, dtype=np.uint32, threads=None, device=None,
             backend=None):
     """Elements ``index`` of ``stream.bits(...)``, each computed alone."""
-    return _run_at(stream, _bits(dtype), index, threads, device, backend)
+    return engine.run_at(stream, _bits(dtype), index, threads, device, backend)
 
 
 # -- uniform reals -----------------------------------------------------------
 
-def _real_dtype(dtype):
+def real_dtype(dtype):
+    """``dtype`` as float32 or float64, or a TypeError."""
     dtype = checks.dtype(dtype)
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype must be float32 or float64, got {dtype}")
@@ -133,23 +63,24 @@ def _of_dtype(name, dtype):
     return name + ("32" if dtype == np.float32 else "64")
 
 
-def _random(dtype, interval):
-    dtype = _real_dtype(dtype)
+def random_spec(dtype, interval) -> engine.Spec:
+    """The :class:`tandem.engine.Spec` of ``random(dtype=dtype, interval=interval)``."""
+    dtype = real_dtype(dtype)
     if interval not in _INTERVALS:
         raise ValueError(f"interval must be '[0,1)' or '(0,1]', got {interval!r}")
-    return _spec(_of_dtype("uniform", dtype), (_INTERVALS[interval], 0, 0), dtype)
+    return engine.spec(_of_dtype("uniform", dtype), (_INTERVALS[interval], 0, 0), dtype)
 
 
 def random(stream, size=None, *, dtype=np.float64, interval="[0,1)", out=None, threads=None,
            device=None, backend=None):
     """Uniform reals; see :meth:`tandem.Stream.random`."""
-    return _run(stream, _random(dtype, interval), size, out, threads, device, backend)
+    return engine.run(stream, random_spec(dtype, interval), size, out, threads, device, backend)
 
 
 def random_at(stream, index, *, dtype=np.float64, interval="[0,1)", threads=None,
               device=None, backend=None):
     """Elements ``index`` of ``stream.random(...)``, each computed alone."""
-    return _run_at(stream, _random(dtype, interval), index, threads, device, backend)
+    return engine.run_at(stream, random_spec(dtype, interval), index, threads, device, backend)
 
 
 # -- bounded integers ----------------------------------------------------------
@@ -182,43 +113,44 @@ def _integers(low, high, dtype, endpoint):
     wide = span > 2**32
     modulus = 2**64 if wide else 2**32
     params = (low % 2**64, span % 2**64, modulus % span)
-    return _spec("integers64" if wide else "integers32", params, dtype)
+    return engine.spec("integers64" if wide else "integers32", params, dtype)
 
 
 def integers(stream, low, high=None, size=None, *, dtype=np.int64, endpoint=False, out=None,
              threads=None, device=None, backend=None):
     """Unbiased integers; see :meth:`tandem.Stream.integers`."""
-    return _run(stream, _integers(low, high, dtype, endpoint), size, out, threads, device,
+    return engine.run(stream, _integers(low, high, dtype, endpoint), size, out, threads, device,
                 backend)
 
 
 def integers_at(stream, index, low, high=None, *, dtype=np.int64, endpoint=False, threads=None,
                 device=None, backend=None):
     """Elements ``index`` of ``stream.integers(low, high, ...)``, each computed alone."""
-    return _run_at(stream, _integers(low, high, dtype, endpoint), index, threads, device,
+    return engine.run_at(stream, _integers(low, high, dtype, endpoint), index, threads, device,
                    backend)
 
 
 # -- Bernoulli -----------------------------------------------------------------
 
 def _bernoulli(p):
-    return _spec("bernoulli", probability_words(p), np.bool_)
+    return engine.spec("bernoulli", probability_words(p), np.bool_)
 
 
 def bernoulli(stream, p, size=None, *, out=None, threads=None, device=None, backend=None):
     """Bernoulli(p) bools; see :meth:`tandem.Stream.bernoulli`."""
-    return _run(stream, _bernoulli(p), size, out, threads, device, backend)
+    return engine.run(stream, _bernoulli(p), size, out, threads, device, backend)
 
 
 def bernoulli_at(stream, index, p, *, threads=None, device=None, backend=None):
     """Elements ``index`` of ``stream.bernoulli(p, ...)``, each computed alone."""
-    return _run_at(stream, _bernoulli(p), index, threads, device, backend)
+    return engine.run_at(stream, _bernoulli(p), index, threads, device, backend)
 
 
 # -- normal and exponential ------------------------------------------------------
 
-def _normal(loc, scale, dtype, method):
-    dtype = _real_dtype(dtype)
+def normal_spec(loc, scale, dtype, method) -> engine.Spec:
+    """The :class:`tandem.engine.Spec` of ``normal(loc, scale, dtype=dtype, method=method)``."""
+    dtype = real_dtype(dtype)
     if method not in _NORMAL_METHODS:
         raise ValueError(f"method must be None, 'zig' or 'bm', got {method!r:.60}")
     if method == "bm" and dtype == np.float64:
@@ -227,15 +159,15 @@ def _normal(loc, scale, dtype, method):
     name = _of_dtype("normal", dtype) + ("_zig" if method == "zig" and dtype == np.float32
                                          else "")
     params = (float_word(SCALE.check(scale, dtype)), float_word(LOC.check(loc, dtype)), 0)
-    return _spec(name, params, dtype)
+    return engine.spec(name, params, dtype)
 
 
 def _exponential(scale, dtype, method):
-    dtype = _real_dtype(dtype)
+    dtype = real_dtype(dtype)
     if method not in _EXPONENTIAL_METHODS:
         raise ValueError(f"method must be 'inv' or 'zig', got {method!r:.60}")
     name = _of_dtype("exponential", dtype) + ("_zig" if method == "zig" else "")
-    return _spec(name, (float_word(SCALE.check(scale, dtype)), 0, 0), dtype)
+    return engine.spec(name, (float_word(SCALE.check(scale, dtype)), 0, 0), dtype)
 
 
 # -- array parameters -------------------------------------------------------------------
@@ -255,7 +187,7 @@ _NO_LOC = object()  # exponential's: a scale alone (None is a loc, and refused)
 def _located(dtype, out, device, size_or_index, at, loc=_NO_LOC, scale=1.0):
     """``(finish, device)`` for array parameters: the checks run here, before
     anything is drawn; ``finish`` applies them to the standard values."""
-    dtype = _real_dtype(dtype)
+    dtype = real_dtype(dtype)
     given = [v for v in (loc, scale, out) if v is not None and v is not _NO_LOC]
     device = arrays.check_device(device) or next(
         (arrays.device_of(v) for v in given if arrays.device_of(v) == "cuda"), "cpu")
@@ -296,9 +228,9 @@ def normal(stream, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, method=No
     may be arrays that broadcast to the output's shape."""
     if _is_array(loc) or _is_array(scale):
         finish, device, shape = _located(dtype, out, device, size, False, loc, scale)
-        return _run(stream, _normal(-0.0, 1.0, dtype, method),
+        return engine.run(stream, normal_spec(-0.0, 1.0, dtype, method),
                     None if out is not None else shape, out, threads, device, backend, finish)
-    return _run(stream, _normal(loc, scale, dtype, method), size, out, threads, device,
+    return engine.run(stream, normal_spec(loc, scale, dtype, method), size, out, threads, device,
                 backend)
 
 
@@ -307,9 +239,9 @@ def normal_at(stream, index, *, loc=0.0, scale=1.0, dtype=np.float64, method=Non
     """Elements ``index`` of ``stream.normal(...)``, each computed alone."""
     if _is_array(loc) or _is_array(scale):
         finish, device, _ = _located(dtype, None, device, index, True, loc, scale)
-        return _run_at(stream, _normal(-0.0, 1.0, dtype, method), index, threads, device,
+        return engine.run_at(stream, normal_spec(-0.0, 1.0, dtype, method), index, threads, device,
                        backend, finish)
-    return _run_at(stream, _normal(loc, scale, dtype, method), index, threads, device,
+    return engine.run_at(stream, normal_spec(loc, scale, dtype, method), index, threads, device,
                    backend)
 
 
@@ -319,9 +251,9 @@ def exponential(stream, size=None, *, scale=1.0, dtype=np.float64, method="inv",
     be an array that broadcasts to the output's shape."""
     if _is_array(scale):
         finish, device, shape = _located(dtype, out, device, size, False, scale=scale)
-        return _run(stream, _exponential(1.0, dtype, method), None if out is not None else shape,
+        return engine.run(stream, _exponential(1.0, dtype, method), None if out is not None else shape,
                     out, threads, device, backend, finish)
-    return _run(stream, _exponential(scale, dtype, method), size, out, threads, device,
+    return engine.run(stream, _exponential(scale, dtype, method), size, out, threads, device,
                 backend)
 
 
@@ -330,9 +262,9 @@ def exponential_at(stream, index, *, scale=1.0, dtype=np.float64, method="inv", 
     """Elements ``index`` of ``stream.exponential(...)``, each computed alone."""
     if _is_array(scale):
         finish, device, _ = _located(dtype, None, device, index, True, scale=scale)
-        return _run_at(stream, _exponential(1.0, dtype, method), index, threads, device,
+        return engine.run_at(stream, _exponential(1.0, dtype, method), index, threads, device,
                        backend, finish)
-    return _run_at(stream, _exponential(scale, dtype, method), index, threads, device,
+    return engine.run_at(stream, _exponential(scale, dtype, method), index, threads, device,
                    backend)
 
 
@@ -341,17 +273,17 @@ def exponential_at(stream, index, *, scale=1.0, dtype=np.float64, method="inv", 
 def _choice(table):
     if not isinstance(table, AliasTable):
         raise TypeError(f"table must be a tandem.AliasTable, got {type(table).__name__}")
-    return _spec("choice", (table.n, 0, 0), table.index_dtype, table.table)
+    return engine.spec("choice", (table.n, 0, 0), table.index_dtype, table.table)
 
 
 def choice(stream, table, size=None, *, out=None, threads=None, device=None, backend=None):
     """Indices drawn from an alias table; see :meth:`tandem.Stream.choice`."""
-    return _run(stream, _choice(table), size, out, threads, device, backend)
+    return engine.run(stream, _choice(table), size, out, threads, device, backend)
 
 
 def choice_at(stream, index, table, *, threads=None, device=None, backend=None):
     """Elements ``index`` of ``stream.choice(table, ...)``, each computed alone."""
-    return _run_at(stream, _choice(table), index, threads, device, backend)
+    return engine.run_at(stream, _choice(table), index, threads, device, backend)
 
 
 register_fills(bits=bits, random=random, integers=integers, bernoulli=bernoulli, normal=normal,

@@ -320,7 +320,7 @@ class Generator(np.random.Generator):
     def standard_gamma(self, shape, size=None, dtype=np.float64, out=None):
         """Gamma variates of scale 1, as ``numpy.random.Generator.standard_gamma``
         (``tandem.core.gamma``); float32 values are the float64 rule's, rounded."""
-        dtype = distributions._real_dtype(dtype)
+        dtype = distributions.real_dtype(dtype)
         if out is not None:  # NumPy's checks of this method's out
             if not isinstance(out, np.ndarray) or out.dtype != dtype:
                 raise TypeError(f"out must be a numpy.ndarray of dtype {dtype}")

@@ -21,8 +21,7 @@ import warnings
 
 import numpy as np
 
-from . import arrays, distributions, parametric
-from .distributions import _backend
+from . import arrays, distributions, engine, parametric
 from .kinds import KINDS, Real, resolve
 
 _METHODS = ("svd", "eigh", "cholesky")
@@ -153,7 +152,7 @@ def multivariate_normal(stream, mean, cov, size=None, check_valid="warn", tol=1e
     rows = int(np.prod(shape, dtype=np.int64))
     out = xp.empty((rows, k))
     if rows and k:
-        _backend(backend or device).transformed_rows(
+        engine.backend_for(backend or device).transformed_rows(
             z.reshape(rows, k), xp.asarray(factor), xp.asarray(mean), out, threads)
     return out.reshape(shape + (k,)), after
 
@@ -191,7 +190,7 @@ def dirichlet(stream, alpha, size=None, *, threads=None, device=None, backend=No
     if alpha.max() >= 0.1:
         shape, rows, base = parametric.block_layout(stream, size, (), "", 4 * k)
         values = xp.empty((rows, k))
-        module = _backend(backend or device)
+        module = engine.backend_for(backend or device)
         if rows and hasattr(module, "dirichlet_rows"):  # a GPU: a row a thread, in one kernel
             kind, words = parametric.parameter_words("standard_gamma", alpha)
             module.dirichlet_rows(resolve(base, kind), xp.asarray(words), values, threads)
@@ -264,6 +263,6 @@ def multinomial(stream, n, pvals, size=None, *, threads=None, device=None, backe
         rest -= pvals[j]
     counts = xp.empty((rows, k), dtype=np.int64)
     if rows:
-        _backend(backend or device).multinomial_rows(
+        engine.backend_for(backend or device).multinomial_rows(
             resolve(base, KINDS["binomial64"]), n, xp.asarray(p), counts, threads)
     return counts.reshape(shape + (k,)), stream.at(base.position + 4 * (k - 1) * rows)

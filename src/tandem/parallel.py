@@ -4,12 +4,13 @@ Fills, addressed fills and row kernels are serial ``nogil`` loops over a range
 ``lo:hi`` of their work; :func:`ranges` cuts the work into contiguous ranges
 and runs them on a process-wide pool of Python threads.  Every value is a
 function of its element alone, so it never depends on the cut or the thread
-count, and the kernels compile without Numba's parfor passes (a third of a
-fill's compile time, ``docs/performance.md``).  The pool is renewed in a
+count, and no kernel has a parallel loop for the parfor passes to transform
+(they compile faster, ``docs/performance.md``).  The pool is renewed in a
 forked child, and any number of threads may call :func:`ranges` at once.
 
-The kernels of :mod:`tandem.bn` and :mod:`tandem.smc` still use
-``parallel=True``, under this rule for Numba's threading layer (measured in ``benchmarks/threading.py``, see ``docs/performance.md``):
+The kernels of :mod:`tandem.bn` and :mod:`tandem.smc` still use ``prange``,
+under this rule for Numba's threading layer (measured in
+``benchmarks/threading.py``, see ``docs/performance.md``):
 
 * Unless the user chose a layer (``NUMBA_THREADING_LAYER``, or
   ``NUMBA_THREADING_LAYER_PRIORITY``, or ``numba.config`` before the first

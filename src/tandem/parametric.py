@@ -30,16 +30,8 @@ import numpy as np
 
 import numbers
 
-from . import arrays
-from .distributions import (
-    _backend,
-    _check_stream,
-    _check_threads,
-    _run,
-    _run_at,
-    _spec,
-    integer_dtype,
-)
+from . import arrays, engine
+from .distributions import integer_dtype
 from .core import binomial, poisson, vonmises
 from .kinds import KINDS, Real, resolve
 from .stream import POSITION_LIMIT
@@ -307,7 +299,7 @@ def _scalar_spec(name, kind, words, dtype=_F64):
     law = _law(name)
     faster = law.faster and law.faster(*(float(w.view(np.float64)) for w in words))
     name, table = faster or (kind.name, None)
-    return _spec(name, tuple(int(w) for w in words), dtype, table)
+    return engine.spec(name, tuple(int(w) for w in words), dtype, table)
 
 
 def scalar_record(stream, name: str, *params):
@@ -385,7 +377,7 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
                         f"{getattr(out, 'dtype', type(out).__name__)}")
     if not words[0].shape:
         spec = _scalar_spec(name, kind, words, dtype)
-        return _run(stream, spec, size, out, threads, device, backend)
+        return engine.run(stream, spec, size, out, threads, device, backend)
     return _fill_each(stream, kind, words, names, size, out, dtype, threads, device, backend,
                       _law(name).regimes)
 
@@ -407,8 +399,8 @@ def _fill_each(stream, kind, words, names, size, out, dtype, threads, device=Non
     """The fill of ``kind`` whose elements take their parameter words from the
     broadcast ``words`` (of the parameters ``names``): ``(values, next stream)``.
     ``regimes``: the law's (see :class:`Law`)."""
-    _check_stream(stream)
-    _check_threads(threads)
+    engine.check_stream(stream)
+    engine.check_threads(threads)
     shape = words[0].shape
     target_shape = arrays.out_shape(out) if out is not None else arrays.shape_of(size)
     target_shape = shape if target_shape is None else tuple(target_shape)
@@ -442,12 +434,12 @@ def _addressed_each(stream, kind, regimes, index, each, out, threads, backend):
             continue
         record = resolve(stream, KINDS[name])
         if mask is None or mask.all():
-            _backend(backend).addressed_each(record, arrays.flat(index), xp.asarray(each),
+            engine.backend_for(backend).addressed_each(record, arrays.flat(index), xp.asarray(each),
                                              arrays.flat(out), threads)
             continue
         where = np.flatnonzero(mask)  # gathers by position: faster than by a mask
         values = xp.empty(where.size, dtype=out.dtype)
-        _backend(backend).addressed_each(
+        engine.backend_for(backend).addressed_each(
             record, index.take(xp.asarray(where)), xp.asarray(each.take(where, axis=1)),
             arrays.flat(values), threads)
         out[xp.asarray(where)] = values
@@ -521,10 +513,10 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
     """
     kind, words, names = _prepare(name, params)
     if not words[0].shape:
-        return _run_at(stream, _scalar_spec(name, kind, words, _dtype(name)), index, threads,
+        return engine.run_at(stream, _scalar_spec(name, kind, words, _dtype(name)), index, threads,
                        device, backend)
-    _check_stream(stream)
-    _check_threads(threads)
+    engine.check_stream(stream)
+    engine.check_threads(threads)
     flat, shape, device = arrays.index_array(index, device)
     _fits(words[0].shape, shape, "index", names)
     record = resolve(stream, kind)
@@ -554,7 +546,7 @@ def _composed(stream, size, first, second, combine=None, device=None, threads=No
     ``(name of a tandem.core.two_parts function, the law's parameters)``,
     which makes the values from the two parts'; None: the second part's values.
     """
-    _check_stream(stream)
+    engine.check_stream(stream)
     shapes = [np.shape(p) for p in (*first[1], *(combine[1] if combine else ()))]
     if not callable(second[1]):
         shapes += [np.shape(p) for p in second[1]]
@@ -577,7 +569,7 @@ def _composed(stream, size, first, second, combine=None, device=None, threads=No
         # scalar parameters: both parts and their value in one kernel
         values = xp.empty(shape)
         records = [scalar_record(base, name, *params) for name, params in (first, second)]
-        _backend(backend).two_part_fill(*records, combine[0], arrays.flat(values),
+        engine.backend_for(backend).two_part_fill(*records, combine[0], arrays.flat(values),
                                         *_parameter_arrays(combine[1], shape, xp), threads)
     else:
         a = part(*first, 0)
@@ -592,7 +584,7 @@ def _two_part_values(name, params, a, b, xp, threads, backend):
     """``tandem.core.two_parts.<name>`` of the parts' values ``a`` and ``b`` (of
     one shape) with the law's parameters ``params``, by ``backend``."""
     values = xp.empty(a.shape)
-    _backend(backend).two_parts(name, arrays.flat(values), arrays.flat(a), arrays.flat(b),
+    engine.backend_for(backend).two_parts(name, arrays.flat(values), arrays.flat(a), arrays.flat(b),
                                 *_parameter_arrays(params, a.shape, xp), threads)
     return values
 
@@ -691,12 +683,12 @@ def negative_binomial(stream, n, p, size=None, *, device=None, threads=None, bac
 def _poisson_mixture(stream, size, mixing, device, backend, threads):
     """:func:`negative_binomial`'s fill in one kernel, for the scalar parameters
     of the mixing law ``mixing`` (``(law name, parameters)``)."""
-    _check_stream(stream)
+    engine.check_stream(stream)
     shape, n, base = block_layout(stream, size, (), "n and p")
     values = arrays.module(arrays.check_device(device) or "cpu").empty(shape, dtype=np.int64)
     mixing_record = scalar_record(base, mixing[0], *mixing[1])
     poisson_record = resolve(base, KINDS["poisson_ptrs64"])
-    _backend(backend or arrays.check_device(device) or "cpu").poisson_mixture_fill(
+    engine.backend_for(backend or arrays.check_device(device) or "cpu").poisson_mixture_fill(
         mixing_record, poisson_record, arrays.flat(values), _LAM_MAX, poisson.INVERSION_BELOW,
         threads)
     return (values[()] if size is None else values), stream.at(base.position + _COMPOSED_WORDS * n)
@@ -744,7 +736,7 @@ def beta(stream, a, b, size=None, *, device=None, threads=None, backend=None):
     if not (a.ndim or b.ndim or (a <= 1.0 and b <= 1.0)):  # the ratio of gammas for all
         return _composed(stream, size, ("standard_gamma", (a,)), ("standard_gamma", (b,)),
                          ("gamma_ratio", ()), device, threads, backend)
-    _check_stream(stream)
+    engine.check_stream(stream)
     params_shape = np.broadcast_shapes(a.shape, b.shape)
     shape, n, base = block_layout(stream, size, params_shape, "a and b")
     if a.ndim or b.ndim:  # else scalars: the kernels of scalar parameters
@@ -753,7 +745,7 @@ def beta(stream, a, b, size=None, *, device=None, threads=None, backend=None):
     xp = arrays.module(device)
     if (backend or device) in ("cpu", "cuda") and not a.ndim:  # Jöhnk's, in one kernel
         values = xp.empty(shape)
-        _backend(backend or device).johnk_fill(scalar_record(base, "beta_johnk", a, b),
+        engine.backend_for(backend or device).johnk_fill(scalar_record(base, "beta_johnk", a, b),
                                               arrays.flat(values), threads)
     else:
         values = beta_at(base, xp.arange(n, dtype=np.uint64), a, b, device, threads,

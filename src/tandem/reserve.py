@@ -16,6 +16,7 @@ calls made one by one.
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Hashable, Optional
 
 import numpy as np
@@ -128,10 +129,16 @@ _SCALARS = (int, float, np.number, str, type, np.dtype, type(None))
 def keyed(*params) -> Optional[tuple]:
     """A reserve's key: the parameters with their types; None unless each is a
     scalar, a name or a dtype (a call of array parameters is made as it is).
-    Floats enter by ``repr``, so that ``-0.0`` and ``0.0`` are different calls."""
+    A float enters with its sign, so that ``-0.0`` and ``0.0`` are different calls."""
     key = []
     for p in params:
-        if not isinstance(p, _SCALARS):
+        kind = type(p)
+        if kind is float or isinstance(p, np.floating):
+            key.append((kind, p, math.copysign(1.0, p)))
+        elif isinstance(p, np.complexfloating):
+            key.append((kind, repr(p)))
+        elif isinstance(p, _SCALARS):
+            key.append((kind, p))
+        else:
             return None
-        key.append((type(p), repr(p) if isinstance(p, (float, np.inexact)) else p))
     return tuple(key)

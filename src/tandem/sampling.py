@@ -24,7 +24,7 @@ import numbers
 
 import numpy as np
 
-from . import arrays, distributions
+from . import arrays, distributions, engine
 from .alias import AliasTable, check_weights
 from .stream import register_fills
 
@@ -105,7 +105,7 @@ def sample(stream, population, weights=None, size=None, *, replace=True, out=Non
 
     See :meth:`tandem.Stream.sample`.
     """
-    distributions._check_stream(stream)
+    engine.check_stream(stream)
     device = _device(device, population, weights, out)
     xp = arrays.module(device)
     values, n = _population(population, device)

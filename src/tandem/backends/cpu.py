@@ -16,10 +16,12 @@ Kernels compile on first use and are cached on disk by Numba.
 """
 
 import functools
+import warnings
 from typing import Callable, NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.core.errors import NumbaPerformanceWarning
 
 from .. import core, kinds, parallel
 from ..core import addressing
@@ -32,6 +34,21 @@ from . import maps
 core.register()
 
 U64 = np.uint64
+
+# A range kernel is compiled with ``parallel=True`` though it has no ``prange``:
+# Numba's parallel pipeline (whose parfor passes then find nothing to run in
+# parallel) is what lets LLVM vectorise these loops.  As plain ``njit`` they
+# ran at 0.18-0.46x on one thread (docs/performance.md, 2026-12-05).  They still
+# run serially, on tandem's threads; a kernel loaded from the cache starts
+# Numba's threading layer, so tandem's choice of layer comes first.
+warnings.filterwarnings(
+    "ignore", message=r"(?s).*no transformation for parallel execution.*"
+    r"tandem[/\\]backends[/\\]cpu\.py", category=NumbaPerformanceWarning)
+parallel.choose_layer()
+
+#: A range kernel: serial and without the GIL.
+ranged = njit(nogil=True, cache=True, parallel=True)
+
 _ZERO = U64(0)
 _CHUNK_BLOCKS = 1 << 12  # the grain of the threads' ranges: 16 Ki words
 _TILE_BLOCKS = 32  # blocks per branch-free tile
@@ -133,7 +150,7 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
         return retry(generator, r0, r1, r2, r3, w, join64(x0, x1), join64(x2, x3), params,
                      table)
 
-    @njit(nogil=True, cache=True)
+    @ranged
     def fill(lo, hi, whole, generator, k0, k1, k2, k3, lane, whole_start, params, table,
              r0, r1, r2, r3):
         # Elements lo:hi of the fill into whole[lo:hi]: a fill of its own.
@@ -210,7 +227,7 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
                 return params
         core.jitable_cpu(params_of, inline=True)
 
-        @njit(nogil=True, cache=True)
+        @ranged
         def addressed(lo, hi, out, index, each, generator, k0, k1, k2, k3, lane, start, params,
                       table, r0, r1, r2, r3):
             hi += digest & 0
@@ -437,7 +454,7 @@ def _two_part_kernel(name):
     value = core.jitable_cpu(maps.two_part(getattr(core.two_parts, name)), inline=True)
     digest = _SOURCES
 
-    @njit(nogil=True, cache=True)
+    @ranged
     def combine(lo, hi, out, a, b, p, q, step):
         for i in range(lo, hi + (digest & 0)):
             j = i * step
@@ -475,7 +492,7 @@ def _two_part_fill_kernel(first, second, name, generator):
     wide_a, wide_b = widths[0] == 4, widths[1] == 4
     digest = _SOURCES
 
-    @njit(nogil=True, cache=True)
+    @ranged
     def fill(lo, hi, out, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
              pb, tb, rb0, rb1, rb2, rb3, p, q, step):
         hi += digest & 0
@@ -586,7 +603,7 @@ def _poisson_mixture_fill_kernel(mixing, generator):
                                                     ptrs.value_map, ptrs.retry)
     digest = _SOURCES
 
-    @njit(nogil=True, cache=True)
+    @ranged
     def fill(lo, hi, out, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
              rb0, rb1, rb2, rb3, mean_limit, ptrs_from):
         hi += digest & 0
@@ -677,7 +694,7 @@ def _johnk_fill_kernel(generator):
     block_at = _BLOCK_AT[generator]
     digest = _SOURCES
 
-    @njit(nogil=True, cache=True)
+    @ranged
     def fill(lo, hi, out, k0, k1, k2, k3, lane, start, a, b, r0, r1, r2, r3):
         hi += digest & 0
         first_block = start >> U64(2)
@@ -762,7 +779,7 @@ def _row_kernels():
 
     digest = _SOURCES
 
-    @njit(nogil=True, cache=True)
+    @ranged
     def transformed(lo, hi, z, m, mean, out):
         for i in range(lo, hi + (digest & 0)):
             for r in range(m.shape[1]):
@@ -771,7 +788,7 @@ def _row_kernels():
                     acc = fma(z[i, c], m[c, r], acc)
                 out[i, r] = acc
 
-    @njit(nogil=True, cache=True)
+    @ranged
     def normalised(lo, hi, g, out):
         for i in range(lo, hi + (digest & 0)):
             total = 0.0
@@ -815,7 +832,7 @@ def _multinomial_rows_kernel(generator):
     row = core.jitable_cpu(maps.multinomial_row(_element_function("binomial64", generator)))
     digest = _SOURCES
 
-    @njit(nogil=True, cache=True)
+    @ranged
     def rows(lo, hi, out, trials, p, generator, k0, k1, k2, k3, lane, start, params, table,
              r0, r1, r2, r3):
         for i in range(lo, hi + (digest & 0)):
@@ -834,7 +851,7 @@ def multinomial_rows(record, trials, p, out, threads=None):
                     *_args(record))
 
 
-@njit(nogil=True, cache=True)
+@ranged
 def _bijection_rows(lo, hi, threefry, counter, key, rounds, out):
     for i in range(lo, hi):
         c = counter[i]

@@ -101,17 +101,17 @@ SCHEMES = ("multinomial", "systematic")
 
 # The kinds and parameter words of the standard f64 normal and the [0, 1)
 # uniform, as tandem.normal_at and tandem.random_at resolve them.
-NORMAL = distributions._normal(0.0, 1.0, np.float64, None)
-UNIFORM = distributions._random(np.float64, "[0,1)")
+NORMAL = distributions.normal_spec(0.0, 1.0, np.float64, None)
+UNIFORM = distributions.random_spec(np.float64, "[0,1)")
 
 
 @functools.lru_cache(maxsize=None)
 def _kernel(initial, transition, log_density, systematic, n_particles, generator):
     from ..backends import cuda as cuda_backend
 
-    normal = cuda_backend.element_function(NORMAL[0].name, generator)
-    uniform = cuda_backend.element_function(UNIFORM[0].name, generator)
-    normal_params, uniform_params = (tuple(U64(p) for p in spec[1])
+    normal = cuda_backend.element_function(NORMAL.kind.name, generator)
+    uniform = cuda_backend.element_function(UNIFORM.kind.name, generator)
+    normal_params, uniform_params = (tuple(U64(p) for p in spec.params)
                                      for spec in (NORMAL, UNIFORM))
     continuation = core.for_cuda().retry_key
     jitable = _jitable()
@@ -354,7 +354,7 @@ def batch_filters(root, model, observations, n_particles, *, resampling="systema
     means, variances, ess = (np.zeros((steps, filters)) for _ in range(3))
     log_likelihood = np.zeros(filters)
     outputs = [cuda.to_device(a) for a in (means, variances, ess, log_likelihood)]
-    normal = NORMAL[0]
+    normal = NORMAL.kind
     run[filters, n](cuda.to_device(np.ascontiguousarray(y)), U64(first_lane),
                     cuda.to_device(_split_keys(streams)),
                     cuda.to_device(np.array(purpose_word(normal.purpose), dtype=np.uint64)),
