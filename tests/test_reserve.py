@@ -13,7 +13,8 @@ from tandem.stream import POSITION_LIMIT
 CALLS = [
     ("random", ()), ("standard_normal", ()), ("normal", (1.0, 2.0)),
     ("standard_exponential", ()), ("exponential", (3.0,)), ("integers", (-5, 17)),
-    ("gamma", (2.5,)), ("poisson", (3.0,)), ("binomial", (10, 0.3)), ("beta", (2.0, 3.0)),
+    ("gamma", (2.5,)), ("standard_gamma", (0.7,)), ("poisson", (3.0,)),
+    ("binomial", (10, 0.3)), ("beta", (2.0, 3.0)),
     ("standard_t", (4.0,)), ("f", (3.0, 5.0)), ("negative_binomial", (3, 0.4)),
     ("wald", (1.0, 2.0)), ("uniform", (-1.0, 1.0)), ("lognormal", (0.0, 0.5)),
 ]

@@ -152,7 +152,8 @@ class Generator(np.random.Generator):
         if dtype == np.bool_:
             _check_bool_range(low, high, endpoint)
             dtype = np.dtype(np.uint8)
-        if np.ndim(low) or np.ndim(high):
+        if (type(low) is not int and np.ndim(low)
+                or high is not None and type(high) is not int and np.ndim(high)):
             values = self._draw(parametric.integers, low, high, size, dtype=dtype,
                                 endpoint=endpoint)
         else:
@@ -334,6 +335,8 @@ class Generator(np.random.Generator):
                     np.float32)
             out[...] = values
             return out
+        if out is None:
+            return self._law("standard_gamma", shape, size=size)
         return self._draw(parametric.fill, "standard_gamma", shape, size=size, out=out)
 
     def gamma(self, shape, scale=1.0, size=None):
