@@ -33,7 +33,7 @@ def test_compile_fills_every_kind_with_both_bijections(monkeypatch):
     fills instead of compiling them: CI compiles them in the other tests)."""
     import types
 
-    from tandem import distributions, kinds, parametric, warmup
+    from tandem import engine, kinds, parametric, warmup
 
     from tandem.backends.cpu import LEAN_BELOW
 
@@ -52,8 +52,7 @@ def test_compile_fills_every_kind_with_both_bijections(monkeypatch):
         poisson_mixture_fill=lambda mixing, poisson, out, mean_limit, ptrs_from, threads:
             seen.add(("two parts", f"mixture of {mixing.kind}")),
         johnk_fill=lambda record, out, threads: seen.add(("two parts", record.kind)))
-    monkeypatch.setattr(distributions, "_backend", lambda name: recorder)
-    monkeypatch.setattr(parametric, "_backend", lambda name: recorder)
+    monkeypatch.setitem(engine.BACKENDS, "cpu", lambda: recorder)
     with np.errstate(invalid="ignore"):  # the recorder leaves the counts unwritten
         warmup.compile_all(progress=False)
     assert {s[1] for s in seen if s[0] == "two parts"} == {
