@@ -89,6 +89,9 @@ class Backend(Protocol):
     def multinomial_rows(self, record, trials, p, out, threads=None) -> None:
         """Multinomial counts, a row an element, from ``record``'s binomial elements."""
 
+    # ``cuda`` alone also has ``dirichlet_rows`` (a row a thread, in one
+    # kernel); ``tandem.multivariate`` asks for it by ``hasattr``.
+
 
 def _cpu() -> Backend:
     from .backends import cpu
@@ -118,11 +121,13 @@ def backend_for(name: str) -> Backend:
 
 
 def check_stream(stream) -> None:
+    """A TypeError unless ``stream`` is a :class:`tandem.Stream`."""
     if not isinstance(stream, Stream):
         raise TypeError(f"stream must be a tandem Stream, got {type(stream).__name__}")
 
 
 def check_threads(threads) -> None:
+    """A ValueError unless ``threads`` is None or a positive integer."""
     if threads is None:
         return
     if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
