@@ -1,11 +1,10 @@
-"""Fills on the CPU: serial ``@njit(nogil=True)`` loops over ``tandem.core``, run on threads.
+"""Fills on the CPU: ``@njit(parallel=True)`` loops over ``tandem.core``.
 
 Every fill has one shape: element ``i`` is a function of the draw at word
 ``start + width * i`` (``width`` 1, 2 or 4).  A fill splits into a head (the
-elements before the first whole block), whole blocks, and a tail.  Threads
-take contiguous ranges of elements (:func:`tandem.parallel.ranges`), each
-range a fill of its own, so the result never depends on the cut.  Inside a
-range, tiles of blocks run branch-free so that
+elements before the first whole block), whole blocks in fixed-size chunks
+(one ``prange`` iteration each, so the result never depends on the thread
+count), and a tail.  Inside a chunk, tiles of blocks run branch-free so that
 LLVM vectorises them (for maps that read tables, the bijection first fills a
 small buffer); a tile that saw a rejected draw is mended afterwards element
 by element from its continuation stream (a block-an-element kind's misses by
@@ -15,13 +14,13 @@ same tiles, each element from its own block.
 Kernels compile on first use and are cached on disk by Numba.
 """
 
+import contextlib
 import functools
-import warnings
 from typing import Callable, NamedTuple
 
+import numba
 import numpy as np
-from numba import njit
-from numba.core.errors import NumbaPerformanceWarning
+from numba import njit, prange
 
 from .. import core, kinds, parallel
 from ..core import addressing
@@ -34,23 +33,8 @@ from . import maps
 core.register()
 
 U64 = np.uint64
-
-# A range kernel is compiled with ``parallel=True`` though it has no ``prange``:
-# Numba's parallel pipeline (whose parfor passes then find nothing to run in
-# parallel) is what lets LLVM vectorise these loops.  As plain ``njit`` they
-# ran at 0.18-0.46x on one thread (docs/performance.md, 2026-12-05).  They still
-# run serially, on tandem's threads; a kernel loaded from the cache starts
-# Numba's threading layer, so tandem's choice of layer comes first.
-warnings.filterwarnings(
-    "ignore", message=r"(?s).*no transformation for parallel execution.*"
-    r"tandem[/\\]backends[/\\]cpu\.py", category=NumbaPerformanceWarning)
-parallel.choose_layer()
-
-#: A range kernel: serial and without the GIL.
-ranged = njit(nogil=True, cache=True, parallel=True)
-
 _ZERO = U64(0)
-_CHUNK_BLOCKS = 1 << 12  # the grain of the threads' ranges: 16 Ki words
+_CHUNK_BLOCKS = 1 << 12  # blocks per prange iteration: 16 Ki words
 _TILE_BLOCKS = 32  # blocks per branch-free tile
 _NAN_OR_ONE = np.array([np.nan, 1.0])  # indexed by an accepted flag
 
@@ -150,12 +134,8 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
         return retry(generator, r0, r1, r2, r3, w, join64(x0, x1), join64(x2, x3), params,
                      table)
 
-    @ranged
-    def fill(lo, hi, whole, generator, k0, k1, k2, k3, lane, whole_start, params, table,
-             r0, r1, r2, r3):
-        # Elements lo:hi of the fill into whole[lo:hi]: a fill of its own.
-        out = whole[lo:hi]
-        start = whole_start + U64(width * lo)
+    @njit(parallel=True, cache=True)
+    def fill(out, generator, k0, k1, k2, k3, lane, start, params, table, r0, r1, r2, r3):
         n = out.size + (digest & 0)
         first_block = (start + U64(3)) >> U64(2)
         head = min(n, np.int64((first_block * U64(4) - start) // U64(width)))
@@ -163,61 +143,63 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
         for i in range(head):
             w = start + U64(width * i)
             out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
-        words = np.empty(4 * _TILE_BLOCKS if staged else 0, dtype=np.uint64)
-        accepted = np.empty(_TILE_BLOCKS if flagged else 0, dtype=np.bool_)
-        for t in range(0, blocks, _TILE_BLOCKS):
-            t_end = min(blocks, t + _TILE_BLOCKS)
-            all_accepted = True
-            for j in range(t, t_end):
-                x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(j))
-                # Unsigned indices: Numba adds no negative-index fix-up,
-                # which would stop LLVM from vectorising the loop.
+        chunks = (blocks + _CHUNK_BLOCKS - 1) // _CHUNK_BLOCKS
+        for c in prange(chunks):
+            words = np.empty(4 * _TILE_BLOCKS if staged else 0, dtype=np.uint64)
+            accepted = np.empty(_TILE_BLOCKS if flagged else 0, dtype=np.bool_)
+            c_end = min(blocks, (c + 1) * _CHUNK_BLOCKS)
+            for t in range(c * _CHUNK_BLOCKS, c_end, _TILE_BLOCKS):
+                t_end = min(c_end, t + _TILE_BLOCKS)
+                all_accepted = True
+                for j in range(t, t_end):
+                    x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(j))
+                    # Unsigned indices: Numba adds no negative-index fix-up,
+                    # which would stop LLVM from vectorising the loop.
+                    if staged:
+                        b = U64(4 * (j - t))
+                        words[b] = x0
+                        words[b + U64(1)] = x1
+                        words[b + U64(2)] = x2
+                        words[b + U64(3)] = x3
+                    else:
+                        a = store_block(out, U64(head + per_block * j),
+                                        x0, x1, x2, x3, params, table)
+                        if flagged:
+                            accepted[j - t] = a
+                        all_accepted &= a
                 if staged:
-                    b = U64(4 * (j - t))
-                    words[b] = x0
-                    words[b + U64(1)] = x1
-                    words[b + U64(2)] = x2
-                    words[b + U64(3)] = x3
-                else:
-                    a = store_block(out, U64(head + per_block * j),
-                                    x0, x1, x2, x3, params, table)
-                    if flagged:
-                        accepted[j - t] = a
-                    all_accepted &= a
-            if staged:
-                for j in range(t, t_end):
-                    b = U64(4 * (j - t))
-                    a = store_block(
-                        out, U64(head + per_block * j), words[b], words[b + U64(1)],
-                        words[b + U64(2)], words[b + U64(3)], params, table)
-                    if flagged:
-                        accepted[j - t] = a
-                    all_accepted &= a
-            if flagged and not all_accepted:
-                for j in range(t, t_end):
-                    if accepted[j - t]:
-                        continue
-                    e = head + j
-                    out[e] = retried(generator, words, j - t, k0, k1, k2, k3, lane,
-                                     first_block + U64(j), start + U64(4 * e), params,
-                                     table, r0, r1, r2, r3)
-            elif not all_accepted:
-                for e in range(head + per_block * t, head + per_block * t_end):
-                    if nan_marks:
-                        if not np.isnan(out[e]):
+                    for j in range(t, t_end):
+                        b = U64(4 * (j - t))
+                        a = store_block(
+                            out, U64(head + per_block * j), words[b], words[b + U64(1)],
+                            words[b + U64(2)], words[b + U64(3)], params, table)
+                        if flagged:
+                            accepted[j - t] = a
+                        all_accepted &= a
+                if flagged and not all_accepted:
+                    for j in range(t, t_end):
+                        if accepted[j - t]:
                             continue
-                    w = start + U64(width * e)
-                    out[e] = element(generator, k0, k1, k2, k3, lane, w, params, table,
-                                     r0, r1, r2, r3)
+                        e = head + j
+                        out[e] = retried(generator, words, j - t, k0, k1, k2, k3, lane,
+                                         first_block + U64(j), start + U64(4 * e), params,
+                                         table, r0, r1, r2, r3)
+                elif not all_accepted:
+                    for e in range(head + per_block * t, head + per_block * t_end):
+                        if nan_marks:
+                            if not np.isnan(out[e]):
+                                continue
+                        w = start + U64(width * e)
+                        out[e] = element(generator, k0, k1, k2, k3, lane, w, params, table,
+                                         r0, r1, r2, r3)
         for i in range(head + per_block * blocks, n):
             w = start + U64(width * i)
             out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
 
     def addressed_kernel(own_params):
-        """The addressed kernel ``(lo, hi, out, index, each, generator, k0..k3, lane,
-        start, params, table, r0..r3)``: element ``index[i]`` into ``out[i]`` for
-        ``i`` in ``lo:hi``, with the parameter words ``params``, or, with
-        ``own_params``, ``each[:, i]``."""
+        """The addressed kernel ``(out, index, each, generator, k0..k3, lane, start,
+        params, table, r0..r3)``: element ``index[i]`` into ``out[i]``, with the
+        parameter words ``params``, or, with ``own_params``, ``each[:, i]``."""
         if own_params:
             def params_of(params, each, i):
                 j = U64(i)  # unsigned: no negative-index fix-up (see fill)
@@ -227,68 +209,71 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
                 return params
         core.jitable_cpu(params_of, inline=True)
 
-        @ranged
-        def addressed(lo, hi, out, index, each, generator, k0, k1, k2, k3, lane, start, params,
-                      table, r0, r1, r2, r3):
-            hi += digest & 0
+        @njit(parallel=True, cache=True)
+        def addressed(out, index, each, generator, k0, k1, k2, k3, lane, start, params, table,
+                      r0, r1, r2, r3):
+            n = index.size + (digest & 0)
             if width == 1:
-                for i in range(lo, hi):
+                for i in prange(n):
                     w = start + U64(width) * index[i]
                     out[i] = element(generator, k0, k1, k2, k3, lane, w,
                                      params_of(params, each, i), table, r0, r1, r2, r3)
                 return
             # Tiles as the fill's, each element from its own block: the bijection
             # and the map vectorise over any indices.
-            words = np.empty(4 * _TILE_BLOCKS if staged else 0, dtype=np.uint64)
-            accepted = np.empty(_TILE_BLOCKS if flagged else 0, dtype=np.bool_)
-            for t in range(lo, hi, _TILE_BLOCKS):
-                t_end = min(hi, t + _TILE_BLOCKS)
-                all_accepted = True
-                if staged:
-                    for i in range(t, t_end):
-                        w = start + U64(width) * index[i]
-                        x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
-                        b = U64(4 * (i - t))
-                        words[b] = x0
-                        words[b + U64(1)] = x1
-                        words[b + U64(2)] = x2
-                        words[b + U64(3)] = x3
-                for i in range(t, t_end):
-                    w = start + U64(width) * index[i]
+            chunks = (n + _CHUNK_BLOCKS - 1) // _CHUNK_BLOCKS
+            for c in prange(chunks):
+                words = np.empty(4 * _TILE_BLOCKS if staged else 0, dtype=np.uint64)
+                accepted = np.empty(_TILE_BLOCKS if flagged else 0, dtype=np.bool_)
+                c_end = min(n, (c + 1) * _CHUNK_BLOCKS)
+                for t in range(c * _CHUNK_BLOCKS, c_end, _TILE_BLOCKS):
+                    t_end = min(c_end, t + _TILE_BLOCKS)
+                    all_accepted = True
                     if staged:
-                        b = U64(4 * (i - t))
-                        x0, x1 = words[b], words[b + U64(1)]
-                        x2, x3 = words[b + U64(2)], words[b + U64(3)]
-                    else:
-                        x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
-                    p = params_of(params, each, i)
-                    if width == 4:
-                        value, a = value_map(join64(x0, x1), join64(x2, x3), p, table)
-                    else:  # a 64-bit draw: the block's first or second word pair
-                        upper = (w & U64(2)) != _ZERO
-                        value, a = value_map(x2 if upper else x0, x3 if upper else x1,
-                                             p, table)
-                    out[i] = value
-                    if flagged:
-                        accepted[i - t] = a
-                    all_accepted &= a
-                if flagged and not all_accepted:  # a miss's retry alone, as the fill's
+                        for i in range(t, t_end):
+                            w = start + U64(width) * index[i]
+                            x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
+                            b = U64(4 * (i - t))
+                            words[b] = x0
+                            words[b + U64(1)] = x1
+                            words[b + U64(2)] = x2
+                            words[b + U64(3)] = x3
                     for i in range(t, t_end):
-                        if accepted[i - t]:
-                            continue
                         w = start + U64(width) * index[i]
-                        out[i] = retried(generator, words, i - t, k0, k1, k2, k3, lane,
-                                         w >> U64(2), w, params_of(params, each, i),
-                                         table, r0, r1, r2, r3)
-                elif not all_accepted:
-                    for i in range(t, t_end):
-                        if nan_marks:
-                            if not np.isnan(out[i]):
+                        if staged:
+                            b = U64(4 * (i - t))
+                            x0, x1 = words[b], words[b + U64(1)]
+                            x2, x3 = words[b + U64(2)], words[b + U64(3)]
+                        else:
+                            x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
+                        p = params_of(params, each, i)
+                        if width == 4:
+                            value, a = value_map(join64(x0, x1), join64(x2, x3), p, table)
+                        else:  # a 64-bit draw: the block's first or second word pair
+                            upper = (w & U64(2)) != _ZERO
+                            value, a = value_map(x2 if upper else x0, x3 if upper else x1,
+                                                 p, table)
+                        out[i] = value
+                        if flagged:
+                            accepted[i - t] = a
+                        all_accepted &= a
+                    if flagged and not all_accepted:  # a miss's retry alone, as the fill's
+                        for i in range(t, t_end):
+                            if accepted[i - t]:
                                 continue
-                        w = start + U64(width) * index[i]
-                        out[i] = element(generator, k0, k1, k2, k3, lane, w,
-                                         params_of(params, each, i), table,
-                                         r0, r1, r2, r3)
+                            w = start + U64(width) * index[i]
+                            out[i] = retried(generator, words, i - t, k0, k1, k2, k3, lane,
+                                             w >> U64(2), w, params_of(params, each, i),
+                                             table, r0, r1, r2, r3)
+                    elif not all_accepted:
+                        for i in range(t, t_end):
+                            if nan_marks:
+                                if not np.isnan(out[i]):
+                                    continue
+                            w = start + U64(width) * index[i]
+                            out[i] = element(generator, k0, k1, k2, k3, lane, w,
+                                             params_of(params, each, i), table,
+                                             r0, r1, r2, r3)
 
         return addressed
 
@@ -337,15 +322,15 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
             out[i] = lean_element(generator, k0, k1, k2, k3, lane, w, params, table,
                                   r0, r1, r2, r3)
 
-    return Kernels(fill, addressed_kernel(False), lean_fill, lean_addressed,
-                   addressed_kernel(True), lean_each_addressed)
+    return Kernels(parallel.guarded(fill), parallel.guarded(addressed_kernel(False)),
+                   lean_fill, lean_addressed, parallel.guarded(addressed_kernel(True)),
+                   lean_each_addressed)
 
 
 class Kernels(NamedTuple):
     """The compiled functions of one kind and generator (each compiles on first call).
 
-    ``fill`` and ``addressed`` vectorise, and do a range ``lo:hi`` of their
-    work (:func:`tandem.parallel.ranges` runs the ranges on the threads);
+    ``fill`` and ``addressed`` vectorise and run on every thread;
     ``lean_fill`` and ``lean_addressed`` are serial loops that call their block
     function and map, which compile in a fraction of the time (the values are
     the same).  ``each_addressed`` and ``lean_each_addressed`` compute elements
@@ -404,6 +389,19 @@ def _kernels_into(record, out):
     return _kernels(record.kind, record.generator, counted)
 
 
+@contextlib.contextmanager
+def _threads(threads):
+    previous = numba.get_num_threads()
+    if threads is None or threads == previous:
+        yield
+        return
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
 _NO_TABLE = np.zeros(0, dtype=np.uint64)
 _NO_EACH = np.zeros((3, 0), dtype=np.uint64)
 
@@ -416,14 +414,23 @@ def _args(record):
     return (record.generator, *key, U64(record.lane), U64(record.start), params, table, *retry)
 
 
+def _serial_below(n, threads, size):
+    """One thread for work of fewer than ``n`` items: a parallel region costs
+    more than it gains there (its barrier took about 8 ms on a busy 2-core
+    machine, where one thread filled one element in 76 µs)."""
+    return 1 if size < n else threads
+
+
 def fill(record, out, threads=None):
     """Write ``out.size`` elements of ``record``'s fill into flat ``out``."""
     kernels = _kernels_into(record, out)
     if out.size < LEAN_BELOW:
         kernels.lean_fill(out, *_args(record))
         return
-    parallel.ranges(kernels.fill, out.size, _CHUNK_BLOCKS * 4 // record.width, threads, out,
-                    *_args(record))
+    # Fewer than two chunks of blocks run as one prange iteration anyway.
+    threads = _serial_below(2 * _CHUNK_BLOCKS * 4 // record.width, threads, out.size)
+    with _threads(threads):
+        kernels.fill(out, *_args(record))
 
 
 def addressed_each(record, index, each, out, threads=None):
@@ -435,8 +442,8 @@ def addressed_each(record, index, each, out, threads=None):
     if out.size < LEAN_BELOW:
         kernels.lean_each_addressed(out, index, each, *args[:7], *args[8:])
         return
-    parallel.ranges(kernels.each_addressed, out.size, _CHUNK_BLOCKS, threads, out, index, each,
-                    *args)
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
+        kernels.each_addressed(out, index, each, *args)
 
 
 def addressed(record, index, out, threads=None):
@@ -445,8 +452,8 @@ def addressed(record, index, out, threads=None):
     if out.size < LEAN_BELOW:
         kernels.lean_addressed(out, index, *_args(record))
         return
-    parallel.ranges(kernels.addressed, out.size, _CHUNK_BLOCKS, threads, out, index, _NO_EACH,
-                    *_args(record))
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
+        kernels.addressed(out, index, _NO_EACH, *_args(record))
 
 
 @functools.lru_cache(maxsize=None)
@@ -454,13 +461,13 @@ def _two_part_kernel(name):
     value = core.jitable_cpu(maps.two_part(getattr(core.two_parts, name)), inline=True)
     digest = _SOURCES
 
-    @ranged
-    def combine(lo, hi, out, a, b, p, q, step):
-        for i in range(lo, hi + (digest & 0)):
+    @njit(parallel=True, cache=True)
+    def combine(out, a, b, p, q, step):
+        for i in prange(out.size + (digest & 0)):
             j = i * step
             out[i] = value(a[i], b[i], p[j], q[j])
 
-    return combine
+    return parallel.guarded(combine)
 
 
 def two_parts(name, out, a, b, p, q, threads=None):
@@ -468,8 +475,8 @@ def two_parts(name, out, a, b, p, q, threads=None):
     arrays, ``j`` being ``i`` where ``p`` and ``q`` hold one parameter an
     element, and 0 where they hold one."""
     step = 1 if p.size > 1 else 0
-    parallel.ranges(_two_part_kernel(name), out.size, _CHUNK_BLOCKS, threads, out, a, b, p, q,
-                    step)
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
+        _two_part_kernel(name)(out, a, b, p, q, step)
 
 
 @functools.lru_cache(maxsize=None)
@@ -492,70 +499,73 @@ def _two_part_fill_kernel(first, second, name, generator):
     wide_a, wide_b = widths[0] == 4, widths[1] == 4
     digest = _SOURCES
 
-    @ranged
-    def fill(lo, hi, out, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
+    @njit(parallel=True, cache=True)
+    def fill(out, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
              pb, tb, rb0, rb1, rb2, rb3, p, q, step):
-        hi += digest & 0
+        n = out.size + (digest & 0)
         first_block = start >> U64(2)
-        words = np.empty(8 * _TILE_BLOCKS, dtype=np.uint64)
-        a = np.empty(_TILE_BLOCKS)
-        b = np.empty(_TILE_BLOCKS)
-        accepted = np.empty(2 * _TILE_BLOCKS, dtype=np.bool_)
-        for t in range(lo, hi, _TILE_BLOCKS):
-            t_end = min(hi, t + _TILE_BLOCKS)
-            for i in range(t, t_end):
-                x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(2 * i))
-                y0, y1, y2, y3 = block_at(k0, k1, k2, k3, lane,
-                                          first_block + U64(2 * i + 1))
-                o = U64(8 * (i - t))  # unsigned: no negative-index fix-up
-                words[o] = x0
-                words[o + U64(1)] = x1
-                words[o + U64(2)] = x2
-                words[o + U64(3)] = x3
-                words[o + U64(4)] = y0
-                words[o + U64(5)] = y1
-                words[o + U64(6)] = y2
-                words[o + U64(7)] = y3
-            all_accepted = True
-            for i in range(t, t_end):
-                o = U64(8 * (i - t))
-                e = U64(i - t)
-                lo_a = join64(words[o], words[o + U64(1)]) if wide_a else words[o]
-                hi_a = (join64(words[o + U64(2)], words[o + U64(3)]) if wide_a
-                        else words[o + U64(1)])
-                lo_b = (join64(words[o + U64(4)], words[o + U64(5)]) if wide_b
-                        else words[o + U64(4)])
-                hi_b = (join64(words[o + U64(6)], words[o + U64(7)]) if wide_b
-                        else words[o + U64(5)])
-                va, oka = map_a(lo_a, hi_a, pa, ta)
-                vb, okb = map_b(lo_b, hi_b, pb, tb)
-                a[e] = va
-                b[e] = vb
-                accepted[U64(2) * e] = oka
-                accepted[U64(2) * e + U64(1)] = okb
-                all_accepted &= oka & okb
-            if not all_accepted:
+        per_chunk = _CHUNK_BLOCKS // 2
+        for c in prange((n + per_chunk - 1) // per_chunk):
+            words = np.empty(8 * _TILE_BLOCKS, dtype=np.uint64)
+            a = np.empty(_TILE_BLOCKS)
+            b = np.empty(_TILE_BLOCKS)
+            accepted = np.empty(2 * _TILE_BLOCKS, dtype=np.bool_)
+            c_end = min(n, (c + 1) * per_chunk)
+            for t in range(c * per_chunk, c_end, _TILE_BLOCKS):
+                t_end = min(c_end, t + _TILE_BLOCKS)
+                for i in range(t, t_end):
+                    x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(2 * i))
+                    y0, y1, y2, y3 = block_at(k0, k1, k2, k3, lane,
+                                              first_block + U64(2 * i + 1))
+                    o = U64(8 * (i - t))  # unsigned: no negative-index fix-up
+                    words[o] = x0
+                    words[o + U64(1)] = x1
+                    words[o + U64(2)] = x2
+                    words[o + U64(3)] = x3
+                    words[o + U64(4)] = y0
+                    words[o + U64(5)] = y1
+                    words[o + U64(6)] = y2
+                    words[o + U64(7)] = y3
+                all_accepted = True
                 for i in range(t, t_end):
                     o = U64(8 * (i - t))
-                    e = i - t
-                    w = start + U64(8 * i)
-                    if not accepted[2 * e]:
-                        x = join64(words[o], words[o + U64(1)]) if wide_a else words[o]
-                        y = (join64(words[o + U64(2)], words[o + U64(3)]) if wide_a
-                             else words[o + U64(1)])
-                        a[e] = retry_a(generator, ra0, ra1, ra2, ra3, w, x, y, pa, ta)
-                    if not accepted[2 * e + 1]:
-                        x = (join64(words[o + U64(4)], words[o + U64(5)]) if wide_b
-                             else words[o + U64(4)])
-                        y = (join64(words[o + U64(6)], words[o + U64(7)]) if wide_b
-                             else words[o + U64(5)])
-                        b[e] = retry_b(generator, rb0, rb1, rb2, rb3, w + U64(4), x, y,
-                                       pb, tb)
-            for i in range(t, t_end):
-                j = i * step
-                out[i] = value(a[i - t], b[i - t], p[j], q[j])
+                    e = U64(i - t)
+                    lo_a = join64(words[o], words[o + U64(1)]) if wide_a else words[o]
+                    hi_a = (join64(words[o + U64(2)], words[o + U64(3)]) if wide_a
+                            else words[o + U64(1)])
+                    lo_b = (join64(words[o + U64(4)], words[o + U64(5)]) if wide_b
+                            else words[o + U64(4)])
+                    hi_b = (join64(words[o + U64(6)], words[o + U64(7)]) if wide_b
+                            else words[o + U64(5)])
+                    va, oka = map_a(lo_a, hi_a, pa, ta)
+                    vb, okb = map_b(lo_b, hi_b, pb, tb)
+                    a[e] = va
+                    b[e] = vb
+                    accepted[U64(2) * e] = oka
+                    accepted[U64(2) * e + U64(1)] = okb
+                    all_accepted &= oka & okb
+                if not all_accepted:
+                    for i in range(t, t_end):
+                        o = U64(8 * (i - t))
+                        e = i - t
+                        w = start + U64(8 * i)
+                        if not accepted[2 * e]:
+                            lo = join64(words[o], words[o + U64(1)]) if wide_a else words[o]
+                            hi = (join64(words[o + U64(2)], words[o + U64(3)]) if wide_a
+                                  else words[o + U64(1)])
+                            a[e] = retry_a(generator, ra0, ra1, ra2, ra3, w, lo, hi, pa, ta)
+                        if not accepted[2 * e + 1]:
+                            lo = (join64(words[o + U64(4)], words[o + U64(5)]) if wide_b
+                                  else words[o + U64(4)])
+                            hi = (join64(words[o + U64(6)], words[o + U64(7)]) if wide_b
+                                  else words[o + U64(5)])
+                            b[e] = retry_b(generator, rb0, rb1, rb2, rb3, w + U64(4), lo, hi,
+                                           pb, tb)
+                for i in range(t, t_end):
+                    j = i * step
+                    out[i] = value(a[i - t], b[i - t], p[j], q[j])
 
-    return fill
+    return parallel.guarded(fill)
 
 
 def two_part_fill(first, second, name, out, p, q, threads=None):
@@ -579,8 +589,8 @@ def two_part_fill(first, second, name, out, p, q, threads=None):
     step = 1 if p.size > 1 else 0
     a, b = _args(first), _args(second)
     kernel = _two_part_fill_kernel(first.kind, second.kind, name, first.generator)
-    parallel.ranges(kernel, out.size, _CHUNK_BLOCKS // 2, threads, out, *a, *b[7:], p, q,
-                    step)
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
+        kernel(out, *a[:6], *a[6:], *b[7:], p, q, step)
 
 
 @functools.lru_cache(maxsize=None)
@@ -603,71 +613,74 @@ def _poisson_mixture_fill_kernel(mixing, generator):
                                                     ptrs.value_map, ptrs.retry)
     digest = _SOURCES
 
-    @ranged
-    def fill(lo, hi, out, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
+    @njit(parallel=True, cache=True)
+    def fill(out, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
              rb0, rb1, rb2, rb3, mean_limit, ptrs_from):
-        hi += digest & 0
+        n = out.size + (digest & 0)
         first_block = start >> U64(2)
-        draws = np.empty(4 * _TILE_BLOCKS, dtype=np.uint64)
-        means = np.empty(_TILE_BLOCKS)
-        counts = np.empty(_TILE_BLOCKS)
-        accepted = np.empty(_TILE_BLOCKS, dtype=np.bool_)
-        for t in range(lo, hi, _TILE_BLOCKS):
-            t_end = min(hi, t + _TILE_BLOCKS)
-            for i in range(t, t_end):
-                x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(2 * i))
-                y0, y1, y2, y3 = block_at(k0, k1, k2, k3, lane,
-                                          first_block + U64(2 * i + 1))
-                o = U64(4 * (i - t))  # unsigned: no negative-index fix-up
-                draws[o] = join64(x0, x1)
-                draws[o + U64(1)] = join64(x2, x3)
-                draws[o + U64(2)] = join64(y0, y1)
-                draws[o + U64(3)] = join64(y2, y3)
-            all_accepted = True
-            for i in range(t, t_end):
-                o = U64(4 * (i - t))
-                value, ok = map_mean(draws[o], draws[o + U64(1)], pa, ta)
-                means[U64(i - t)] = value
-                accepted[U64(i - t)] = ok
-                all_accepted &= ok
-            if not all_accepted:
+        per_chunk = _CHUNK_BLOCKS // 2
+        for c in prange((n + per_chunk - 1) // per_chunk):
+            draws = np.empty(4 * _TILE_BLOCKS, dtype=np.uint64)
+            means = np.empty(_TILE_BLOCKS)
+            counts = np.empty(_TILE_BLOCKS)
+            accepted = np.empty(_TILE_BLOCKS, dtype=np.bool_)
+            c_end = min(n, (c + 1) * per_chunk)
+            for t in range(c * per_chunk, c_end, _TILE_BLOCKS):
+                t_end = min(c_end, t + _TILE_BLOCKS)
+                for i in range(t, t_end):
+                    x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(2 * i))
+                    y0, y1, y2, y3 = block_at(k0, k1, k2, k3, lane,
+                                              first_block + U64(2 * i + 1))
+                    o = U64(4 * (i - t))  # unsigned: no negative-index fix-up
+                    draws[o] = join64(x0, x1)
+                    draws[o + U64(1)] = join64(x2, x3)
+                    draws[o + U64(2)] = join64(y0, y1)
+                    draws[o + U64(3)] = join64(y2, y3)
+                all_accepted = True
                 for i in range(t, t_end):
                     o = U64(4 * (i - t))
-                    if not accepted[i - t]:
-                        means[i - t] = retry_mean(generator, ra0, ra1, ra2, ra3,
-                                                  start + U64(8 * i), draws[o],
-                                                  draws[o + U64(1)], pa, ta)
-            all_accepted = True
-            for i in range(t, t_end):
-                o = U64(4 * (i - t))
-                e = U64(i - t)
-                pb = (np.float64(min(means[e], mean_limit)).view(np.uint64), _ZERO, _ZERO)
-                large, ok_large = map_ptrs(draws[o + U64(2)], draws[o + U64(3)], pb, ta)
-                small, ok_small = map_steps(draws[o + U64(2)], draws[o + U64(3)], pb, ta)
-                ptrs_taken = means[e] >= ptrs_from
-                counts[e] = large if ptrs_taken else small
-                ok = ok_large if ptrs_taken else ok_small
-                accepted[e] = ok
-                all_accepted &= ok
-            if not all_accepted:
+                    value, ok = map_mean(draws[o], draws[o + U64(1)], pa, ta)
+                    means[U64(i - t)] = value
+                    accepted[U64(i - t)] = ok
+                    all_accepted &= ok
+                if not all_accepted:
+                    for i in range(t, t_end):
+                        o = U64(4 * (i - t))
+                        if not accepted[i - t]:
+                            means[i - t] = retry_mean(generator, ra0, ra1, ra2, ra3,
+                                                      start + U64(8 * i), draws[o],
+                                                      draws[o + U64(1)], pa, ta)
+                all_accepted = True
                 for i in range(t, t_end):
                     o = U64(4 * (i - t))
-                    e = i - t
-                    if not accepted[e]:
-                        pb = (np.float64(min(means[e], mean_limit)).view(np.uint64), _ZERO,
-                              _ZERO)
-                        w = start + U64(8 * i + 4)
-                        x, y = draws[o + U64(2)], draws[o + U64(3)]
-                        if means[e] >= ptrs_from:
-                            counts[e] = retry_ptrs(generator, rb0, rb1, rb2, rb3, w, x, y,
-                                                   pb, ta)
-                        else:
-                            counts[e] = retry_steps(generator, rb0, rb1, rb2, rb3, w, x, y,
-                                                    pb, ta)
-            for i in range(t, t_end):
-                out[i] = count64(counts[i - t])
+                    e = U64(i - t)
+                    pb = (np.float64(min(means[e], mean_limit)).view(np.uint64), _ZERO, _ZERO)
+                    large, ok_large = map_ptrs(draws[o + U64(2)], draws[o + U64(3)], pb, ta)
+                    small, ok_small = map_steps(draws[o + U64(2)], draws[o + U64(3)], pb, ta)
+                    ptrs_taken = means[e] >= ptrs_from
+                    counts[e] = large if ptrs_taken else small
+                    ok = ok_large if ptrs_taken else ok_small
+                    accepted[e] = ok
+                    all_accepted &= ok
+                if not all_accepted:
+                    for i in range(t, t_end):
+                        o = U64(4 * (i - t))
+                        e = i - t
+                        if not accepted[e]:
+                            pb = (np.float64(min(means[e], mean_limit)).view(np.uint64), _ZERO,
+                                  _ZERO)
+                            w = start + U64(8 * i + 4)
+                            lo, hi = draws[o + U64(2)], draws[o + U64(3)]
+                            if means[e] >= ptrs_from:
+                                counts[e] = retry_ptrs(generator, rb0, rb1, rb2, rb3, w, lo, hi,
+                                                       pb, ta)
+                            else:
+                                counts[e] = retry_steps(generator, rb0, rb1, rb2, rb3, w, lo,
+                                                        hi, pb, ta)
+                for i in range(t, t_end):
+                    out[i] = count64(counts[i - t])
 
-    return fill
+    return parallel.guarded(fill)
 
 
 def poisson_mixture_fill(mixing, poisson, out, mean_limit, ptrs_from, threads=None):
@@ -680,8 +693,8 @@ def poisson_mixture_fill(mixing, poisson, out, mean_limit, ptrs_from, threads=No
     either Poisson kind's, for its retry key)."""
     a, b = _args(mixing), _args(poisson)
     kernel = _poisson_mixture_fill_kernel(mixing.kind, mixing.generator)
-    parallel.ranges(kernel, out.size, _CHUNK_BLOCKS // 2, threads, out, *a, *b[9:],
-                    np.float64(mean_limit), np.float64(ptrs_from))
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
+        kernel(out, *a, *b[9:], np.float64(mean_limit), np.float64(ptrs_from))
 
 
 @functools.lru_cache(maxsize=None)
@@ -694,66 +707,69 @@ def _johnk_fill_kernel(generator):
     block_at = _BLOCK_AT[generator]
     digest = _SOURCES
 
-    @ranged
-    def fill(lo, hi, out, k0, k1, k2, k3, lane, start, a, b, r0, r1, r2, r3):
-        hi += digest & 0
+    @njit(parallel=True, cache=True)
+    def fill(out, k0, k1, k2, k3, lane, start, a, b, r0, r1, r2, r3):
+        n = out.size + (digest & 0)
         first_block = start >> U64(2)
-        draws = np.empty(2 * _TILE_BLOCKS, dtype=np.uint64)
-        values = np.empty(_TILE_BLOCKS)
-        accepted = np.empty(_TILE_BLOCKS, dtype=np.bool_)
-        pending = np.empty(_TILE_BLOCKS, dtype=np.uint64)
-        for t in range(lo, hi, _TILE_BLOCKS):
-            t_end = min(hi, t + _TILE_BLOCKS)
-            for i in range(t, t_end):
-                x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(2 * i))
-                o = U64(2 * (i - t))  # unsigned: no negative-index fix-up
-                draws[o] = join64(x0, x1)
-                draws[o + U64(1)] = join64(x2, x3)
-            all_accepted = True
-            for i in range(t, t_end):
-                o = U64(2 * (i - t))
-                value, ok = johnk_first(draws[o], draws[o + U64(1)], a, b)
-                out[i] = value
-                accepted[U64(i - t)] = ok
-                all_accepted &= ok
-            if all_accepted:
-                continue
-            count = 0
-            for i in range(t, t_end):
-                o = U64(2 * (i - t))
-                if accepted[i - t]:
-                    continue
-                if out[i] == 0.0:  # underflowed: accepted by the retry's first step
-                    out[i] = johnk_value(draws[o], draws[o + U64(1)], a, b)
-                else:
-                    pending[count] = U64(i)
-                    count += 1
-            r = U64(0)
-            while count:
-                for k in range(count):
-                    x0, x1, x2, x3 = block_at(r0, r1, r2, r3, start + U64(8) * pending[k], r)
-                    o = U64(2 * k)
+        per_chunk = _CHUNK_BLOCKS // 2
+        for c in prange((n + per_chunk - 1) // per_chunk):
+            draws = np.empty(2 * _TILE_BLOCKS, dtype=np.uint64)
+            values = np.empty(_TILE_BLOCKS)
+            accepted = np.empty(_TILE_BLOCKS, dtype=np.bool_)
+            pending = np.empty(_TILE_BLOCKS, dtype=np.uint64)
+            c_end = min(n, (c + 1) * per_chunk)
+            for t in range(c * per_chunk, c_end, _TILE_BLOCKS):
+                t_end = min(c_end, t + _TILE_BLOCKS)
+                for i in range(t, t_end):
+                    x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(2 * i))
+                    o = U64(2 * (i - t))  # unsigned: no negative-index fix-up
                     draws[o] = join64(x0, x1)
                     draws[o + U64(1)] = join64(x2, x3)
-                for k in range(count):
-                    o = U64(2 * k)
+                all_accepted = True
+                for i in range(t, t_end):
+                    o = U64(2 * (i - t))
                     value, ok = johnk_first(draws[o], draws[o + U64(1)], a, b)
-                    values[U64(k)] = value
-                    accepted[U64(k)] = ok
-                kept = 0
-                for k in range(count):
-                    i = pending[k]
-                    if accepted[k]:
-                        out[i] = values[k]
-                    elif values[k] == 0.0:
-                        out[i] = johnk_value(draws[2 * k], draws[2 * k + 1], a, b)
+                    out[i] = value
+                    accepted[U64(i - t)] = ok
+                    all_accepted &= ok
+                if all_accepted:
+                    continue
+                count = 0
+                for i in range(t, t_end):
+                    o = U64(2 * (i - t))
+                    if accepted[i - t]:
+                        continue
+                    if out[i] == 0.0:  # underflowed: accepted by the retry's first step
+                        out[i] = johnk_value(draws[o], draws[o + U64(1)], a, b)
                     else:
-                        pending[kept] = i
-                        kept += 1
-                count = kept
-                r += U64(1)
+                        pending[count] = U64(i)
+                        count += 1
+                r = U64(0)
+                while count:
+                    for k in range(count):
+                        x0, x1, x2, x3 = block_at(r0, r1, r2, r3, start + U64(8) * pending[k], r)
+                        o = U64(2 * k)
+                        draws[o] = join64(x0, x1)
+                        draws[o + U64(1)] = join64(x2, x3)
+                    for k in range(count):
+                        o = U64(2 * k)
+                        value, ok = johnk_first(draws[o], draws[o + U64(1)], a, b)
+                        values[U64(k)] = value
+                        accepted[U64(k)] = ok
+                    kept = 0
+                    for k in range(count):
+                        i = pending[k]
+                        if accepted[k]:
+                            out[i] = values[k]
+                        elif values[k] == 0.0:
+                            out[i] = johnk_value(draws[2 * k], draws[2 * k + 1], a, b)
+                        else:
+                            pending[kept] = i
+                            kept += 1
+                    count = kept
+                    r += U64(1)
 
-    return fill
+    return parallel.guarded(fill)
 
 
 def johnk_fill(record, out, threads=None):
@@ -769,8 +785,8 @@ def johnk_fill(record, out, threads=None):
     args = _args(record)
     a, b = (np.uint64(w).view(np.float64) for w in record.params[:2])
     kernel = _johnk_fill_kernel(record.generator)
-    parallel.ranges(kernel, out.size, _CHUNK_BLOCKS // 2, threads, out, *args[1:7], a, b,
-                    *args[9:])
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
+        kernel(out, *args[1:7], a, b, *args[9:])
 
 
 @functools.lru_cache(maxsize=None)
@@ -779,41 +795,38 @@ def _row_kernels():
 
     digest = _SOURCES
 
-    @ranged
-    def transformed(lo, hi, z, m, mean, out):
-        for i in range(lo, hi + (digest & 0)):
+    @njit(parallel=True, cache=True)
+    def transformed(z, m, mean, out):
+        for i in prange(z.shape[0] + (digest & 0)):
             for r in range(m.shape[1]):
                 acc = mean[r]
                 for c in range(m.shape[0]):
                     acc = fma(z[i, c], m[c, r], acc)
                 out[i, r] = acc
 
-    @ranged
-    def normalised(lo, hi, g, out):
-        for i in range(lo, hi + (digest & 0)):
+    @njit(parallel=True, cache=True)
+    def normalised(g, out):
+        for i in prange(g.shape[0] + (digest & 0)):
             total = 0.0
             for j in range(g.shape[1]):
                 total += g[i, j]
             for j in range(g.shape[1]):
                 out[i, j] = np.divide(g[i, j], total)
 
-    return transformed, normalised
-
-
-def _rows_a_grain(a):
-    """Rows of the 2-D ``a`` that hold about ``_CHUNK_BLOCKS`` elements."""
-    return max(1, _CHUNK_BLOCKS // max(1, a.shape[1]))
+    return parallel.guarded(transformed), parallel.guarded(normalised)
 
 
 def transformed_rows(z, m, mean, out, threads=None):
     """``out[i, r] = mean[r] + sum_c z[i, c] m[c, r]``: ``fma`` after ``fma`` in the
     order of ``c`` (2-D f64 arrays, ``mean`` 1-D)."""
-    parallel.ranges(_row_kernels()[0], z.shape[0], _rows_a_grain(z), threads, z, m, mean, out)
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, z.size)):
+        _row_kernels()[0](z, m, mean, out)
 
 
 def normalised_rows(g, out, threads=None):
     """``out[i, j] = g[i, j] / (g[i, 0] + ... + g[i, k - 1])``, the sum in order."""
-    parallel.ranges(_row_kernels()[1], g.shape[0], _rows_a_grain(g), threads, g, out)
+    with _threads(_serial_below(_CHUNK_BLOCKS, threads, g.size)):
+        _row_kernels()[1](g, out)
 
 
 @functools.lru_cache(maxsize=None)
@@ -832,13 +845,13 @@ def _multinomial_rows_kernel(generator):
     row = core.jitable_cpu(maps.multinomial_row(_element_function("binomial64", generator)))
     digest = _SOURCES
 
-    @ranged
-    def rows(lo, hi, out, trials, p, generator, k0, k1, k2, k3, lane, start, params, table,
+    @njit(parallel=True, cache=True)
+    def rows(out, trials, p, generator, k0, k1, k2, k3, lane, start, params, table,
              r0, r1, r2, r3):
-        for i in range(lo, hi + (digest & 0)):
+        for i in prange(out.shape[0] + (digest & 0)):
             row(out, i, trials, p, generator, k0, k1, k2, k3, lane, start, table, r0, r1, r2, r3)
 
-    return rows
+    return parallel.guarded(rows)
 
 
 def multinomial_rows(record, trials, p, out, threads=None):
@@ -847,13 +860,13 @@ def multinomial_rows(record, trials, p, out, threads=None):
     the trials left in the row and ``p[j]``; ``out[i, k - 1]`` is the trials
     left.  The same counts as those elements computed alone."""
     kernel = _multinomial_rows_kernel(record.generator)
-    parallel.ranges(kernel, out.shape[0], _CHUNK_BLOCKS // 4, threads, out, np.int64(trials), p,
-                    *_args(record))
+    with _threads(_serial_below(_CHUNK_BLOCKS // 4, threads, out.shape[0])):
+        kernel(out, np.int64(trials), p, *_args(record))
 
 
-@ranged
-def _bijection_rows(lo, hi, threefry, counter, key, rounds, out):
-    for i in range(lo, hi):
+@njit(parallel=True, cache=True)
+def _bijection_rows(threefry, counter, key, rounds, out):
+    for i in prange(counter.shape[0]):
         c = counter[i]
         k = key[i]
         if threefry:
@@ -867,10 +880,12 @@ def _bijection_rows(lo, hi, threefry, counter, key, rounds, out):
             out[i, j] = y[j]
 
 
+_bijection_rows_guarded = parallel.guarded(_bijection_rows)
+
+
 def bijection_array(name, counter, key, rounds, out):
     """Rows of ``out`` = the bijection ``name`` of rows of ``counter`` and ``key`` (uint32)."""
     threefry = name == "threefry4x32"
     if not threefry:
         key = np.concatenate([key, np.zeros_like(key)], axis=1)
-    parallel.ranges(_bijection_rows, counter.shape[0], _CHUNK_BLOCKS, None, threefry, counter,
-                    key, rounds, out)
+    _bijection_rows_guarded(threefry, counter, key, rounds, out)
