@@ -231,12 +231,6 @@ class Kind:
     deferred : bool
         Rare misses: a compiled fill marks them NaN and mends them after the
         fast path, so that no vector lane or warp waits on one.
-    staged : bool
-        The CPU stages a tile's words before mapping them, so that the
-        bijection and the map vectorise in loops of their own: for maps that
-        gather from a table, which keeps the bijection scalar otherwise, and
-        for long maps (logarithms, sines), which LLVM vectorises worse in one
-        loop with the bijection.
     shared_words : int
         Words of ``table`` that a GPU fill copies to shared memory first.
     persistent : bool
@@ -267,7 +261,6 @@ class Kind:
     table: Optional[np.ndarray] = field(default=None, repr=False)
     miss_rate: float = 0.0
     deferred: bool = False
-    staged: bool = False
     shared_words: int = 0
     persistent: bool = True
     waves: int = 1
@@ -625,7 +618,7 @@ def _ziggurat(name, purpose, width, value_map, retry, table, tables, shared_word
     """A ziggurat's kind: its misses are rare, so they are deferred."""
     return Kind(name, width, value_map, getattr(oracle, name), retry,
                 getattr(oracle, f"{name}_miss"), purpose, table, tables.MISS_RATE,
-                deferred=True, staged=True, shared_words=shared_words)
+                deferred=True, shared_words=shared_words)
 
 
 #: Every kind, by name.  The ``_zig`` kinds are ``method="zig"``.
@@ -655,34 +648,34 @@ KINDS = {kind.name: kind for kind in (
     _ziggurat("exponential32_zig", "tandem.exponential32", 1, map_exponential32_zig,
               retry_exponential32_zig, EXPONENTIAL32_TABLE, ziggurat_exponential32,
               FAST_WORDS32),
-    Kind("choice", 2, map_choice, oracle.choice, staged=True, persistent=False),
+    Kind("choice", 2, map_choice, oracle.choice, persistent=False),
     # By inversion of one open uniform (tandem.core.inversion), f64.
     Kind("uniform_range64", 2, map_uniform_range64, oracle.uniform_range64),
-    Kind("laplace64", 2, map_laplace64, oracle.laplace64, staged=True),
-    Kind("logistic64", 2, map_logistic64, oracle.logistic64, staged=True),
-    Kind("gumbel64", 2, map_gumbel64, oracle.gumbel64, staged=True),
-    Kind("cauchy64", 2, map_cauchy64, oracle.cauchy64, staged=True),
-    Kind("rayleigh64", 2, map_rayleigh64, oracle.rayleigh64, staged=True),
-    Kind("weibull64", 2, map_weibull64, oracle.weibull64, staged=True),
-    Kind("power64", 2, map_power64, oracle.power64, staged=True),
+    Kind("laplace64", 2, map_laplace64, oracle.laplace64),
+    Kind("logistic64", 2, map_logistic64, oracle.logistic64),
+    Kind("gumbel64", 2, map_gumbel64, oracle.gumbel64),
+    Kind("cauchy64", 2, map_cauchy64, oracle.cauchy64),
+    Kind("rayleigh64", 2, map_rayleigh64, oracle.rayleigh64),
+    Kind("weibull64", 2, map_weibull64, oracle.weibull64),
+    Kind("power64", 2, map_power64, oracle.power64),
     Kind("triangular64", 2, map_triangular64, oracle.triangular64),
-    Kind("pareto64", 2, map_pareto64, oracle.pareto64, staged=True),
-    Kind("geometric64", 2, map_geometric64, oracle.geometric64, counts=True, staged=True),
+    Kind("pareto64", 2, map_pareto64, oracle.pareto64),
+    Kind("geometric64", 2, map_geometric64, oracle.geometric64, counts=True),
     # exp of the f64 normal, misses and all: lognormal(m, s) is exp of normal(m, s).
     Kind("lognormal64", 2, map_lognormal64, oracle.lognormal64, retry_lognormal64,
          oracle.lognormal64_miss, "tandem.normal64", FAST_TABLE, _normal64_tables.MISS_RATE,
-         deferred=True, staged=True, shared_words=2 * _normal64_tables.LAYERS),
+         deferred=True, shared_words=2 * _normal64_tables.LAYERS),
     # A block an element (tandem.core.gamma); misses are the normal's and the
     # rejections, from 1 % to about 25 % of elements by the shape.  The law's
     # rule in one kind, branches and all: the fills take the kinds of one
     # regime below (parametric.Law.faster and .regimes), held to this one.
     Kind("gamma64", 4, map_gamma64, oracle.gamma64, retry_gamma64, oracle.gamma64_miss,
-         "tandem.gamma64", FAST_TABLE, 0.1, deferred=True, staged=True,
+         "tandem.gamma64", FAST_TABLE, 0.1, deferred=True,
          shared_words=2 * _normal64_tables.LAYERS),
     # gamma64's values, branch-free so that the CPU's loop vectorises: shapes
     # from 1 on, and below.
     Kind("gamma_large64", 4, map_gamma_large64, oracle.gamma64, retry_gamma64,
-         oracle.gamma64_miss, "tandem.gamma64", FAST_TABLE, 0.1, deferred=True, staged=True,
+         oracle.gamma64_miss, "tandem.gamma64", FAST_TABLE, 0.1, deferred=True,
          shared_words=2 * _normal64_tables.LAYERS),
     Kind("gamma_small64", 4, map_gamma_small64, oracle.gamma64, retry_gamma64,
          oracle.gamma64_miss, "tandem.gamma64", FAST_TABLE, 0.3, deferred=True),
@@ -701,7 +694,7 @@ KINDS = {kind.name: kind for kind in (
     Kind("poisson_ptrs_fixed64", 4, map_poisson_ptrs_fixed64, oracle.poisson64, retry_poisson64,
          oracle.poisson64_miss, "tandem.poisson", miss_rate=0.15, deferred=True, counts=True,
          attempts=True),
-    Kind("poisson_table64", 4, map_poisson_table64, oracle.poisson64, staged=True, counts=True),
+    Kind("poisson_table64", 4, map_poisson_table64, oracle.poisson64, counts=True),
     # poisson64's values for means below 10 that differ by element: the
     # inversion's first SEARCH_STEPS counts by selects, the rest by its loop.
     Kind("poisson_steps64", 4, map_poisson_steps64, oracle.poisson64, retry_poisson_steps64,
@@ -718,7 +711,7 @@ KINDS = {kind.name: kind for kind in (
     Kind("binomial_btrs_fixed64", 4, map_binomial_btrs_fixed64, oracle.binomial64,
          retry_binomial64, oracle.binomial64_miss, "tandem.binomial", miss_rate=0.15,
          deferred=True, counts=True, attempts=True),
-    Kind("binomial_table64", 4, map_binomial_table64, oracle.binomial64, staged=True, counts=True),
+    Kind("binomial_table64", 4, map_binomial_table64, oracle.binomial64, counts=True),
     # Jöhnk's beta, for both shapes at most 1 (tandem.core.beta).
     Kind("beta_johnk64", 4, map_beta_johnk64, oracle.beta_johnk64, retry_beta_johnk64,
          oracle.beta_johnk64_miss, "tandem.beta", miss_rate=0.5, deferred=True),

@@ -16,7 +16,7 @@ import numbers
 
 import numpy as np
 
-from .core import bijections as _bij
+from .core import generators as _generators
 from .core import derivation as _der
 
 _ISeedSequence = np.random.bit_generator.ISeedSequence
@@ -371,9 +371,9 @@ class Philox(Stream):
     """
 
     __slots__ = ()
-    generator = _bij.PHILOX
-    key_words = 2
-    rounds = _bij.PHILOX_ROUNDS
+    generator = _generators.PHILOX.index
+    key_words = _generators.PHILOX.key_words
+    rounds = _generators.PHILOX.rounds
 
 
 class Threefry(Stream):
@@ -388,9 +388,9 @@ class Threefry(Stream):
     """
 
     __slots__ = ()
-    generator = _bij.THREEFRY
-    key_words = 4
-    rounds = _bij.THREEFRY_ROUNDS
+    generator = _generators.THREEFRY.index
+    key_words = _generators.THREEFRY.key_words
+    rounds = _generators.THREEFRY.rounds
 
 
 _KINDS = {cls.__name__: cls for cls in (Philox, Threefry)}

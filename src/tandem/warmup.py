@@ -1,7 +1,8 @@
 """``tandem compile``: build the CPU kernels of every kind once, into Numba's disk cache.
 
-Kernels compile on first use, per kind, bijection and output dtype, and
-Numba caches them on disk; a process that finds them there starts in well
+Kernels compile on first use, per kind and output dtype (one kernel serves
+every generator, each generator's tile functions compiled once), and Numba
+caches them on disk; a process that finds them there starts in well
 under a second.  Run ``tandem compile`` once after installing (or after an
 upgrade, which invalidates the cache) so that no later first call waits.
 """

@@ -4,12 +4,14 @@ Every fill has one shape: element ``i`` is a function of the draw at word
 ``start + width * i`` (``width`` 1, 2 or 4).  A fill splits into a head (the
 elements before the first whole block), whole blocks in fixed-size chunks
 (one ``prange`` iteration each, so the result never depends on the thread
-count), and a tail.  Inside a chunk, tiles of blocks run branch-free so that
-LLVM vectorises them (for maps that read tables, the bijection first fills a
-small buffer); a tile that saw a rejected draw is mended afterwards element
-by element from its continuation stream (a block-an-element kind's misses by
-their retry alone).  Addressed fills of 64-bit draws and blocks run in the
-same tiles, each element from its own block.
+count), and a tail.  Inside a chunk, a tile of blocks is written to a small
+buffer by the generator's tile function (:mod:`.tiles`, called through its
+address: one kernel a kind serves every generator), and mapped from it
+branch-free, so that LLVM vectorises the map; a tile that saw a rejected
+draw is mended afterwards element by element from its continuation stream
+(a block-an-element kind's misses by their retry alone).  Addressed fills
+of 64-bit draws and blocks run in the same tiles, each element from its own
+block.
 
 Kernels compile on first use and are cached on disk by Numba.
 """
@@ -24,18 +26,20 @@ from numba import njit, prange
 
 from .. import core, kinds, parallel
 from ..core import addressing
-from ..core.addressing import join64, philox_block_at, threefry_block_at
+from ..core.addressing import join64
 from ..core.beta import johnk_first, johnk_value
 from ..core.inversion import count64
 from ..core.bijections import philox4x32_rounds, threefry4x32_rounds
-from . import maps
+from . import maps, tiles
 
 core.register()
 
 U64 = np.uint64
 _ZERO = U64(0)
 _CHUNK_BLOCKS = 1 << 12  # blocks per prange iteration: 16 Ki words
-_TILE_BLOCKS = 32  # blocks per branch-free tile
+_TILE_BLOCKS = tiles.TILE_BLOCKS  # blocks per branch-free tile
+_T = U64(_TILE_BLOCKS)
+_WORD = tiles.WORD  # of a tile's words
 _NAN_OR_ONE = np.array([np.nan, 1.0])  # indexed by an accepted flag
 
 
@@ -71,19 +75,16 @@ for _fn in kinds.functions():
     core.jitable_cpu(_fn, inline=True)
 
 
-def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_block, lean_draw):
-    """The fill and addressed kernels of one kind for one generator.
+def _make_kernels(width, value_map, retry, nan_marks, lean_draw):
+    """The fill and addressed kernels of one kind, for every generator.
 
     ``value_map`` is a pair map when ``width`` is 1 (so that a map may use
-    both words of an aligned pair) and a value map when it is 2.
-    ``block_at`` is the generator's inlined block function: each kernel
-    compiles one bijection, not both.  With ``nan_marks`` the map returns NaN
-    for a rejected draw, and mending a tile recomputes only those elements.
-    With ``staged`` a tile's blocks are written to a small buffer before the
-    map reads them: LLVM then vectorises the bijection, which it leaves
-    scalar in a loop that also gathers from the map's tables.  The lean
-    kernels take their blocks from ``lean_block`` (``(generator, k0..k3,
-    lane, b) -> words``) and map them by ``lean_draw``
+    both words of an aligned pair) and a value map when it is 2.  The
+    kernels take the generator's tile functions (:mod:`.tiles`) as
+    arguments: a tile's blocks are written to a small buffer by them, and
+    mapped from it.  With ``nan_marks`` the map returns NaN for a rejected
+    draw, and mending a tile recomputes only those elements.  The lean
+    kernels map their blocks by ``lean_draw``
     (:func:`tandem.backends.maps.block_draw`).
     """
     per_block = 4 // width
@@ -93,7 +94,7 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
     # again; that doubled the cost of a miss).
     flagged = nan_marks and width == 4 and retry is not None
 
-    draw = core.jitable_cpu(maps.element_draw(width, value_map, block_at))
+    draw = core.jitable_cpu(maps.element_draw(width, value_map, addressing.block_at))
     element = core.jitable_cpu(maps.element(draw, retry))
 
     # A plain function, not a dispatcher, in the kernels' closure: Numba keys
@@ -121,21 +122,15 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
         return a0 & a1
 
     @functools.partial(core.jitable_cpu, inline=True)
-    def retried(generator, words, slot, k0, k1, k2, k3, lane, block, w, params, table,
-                r0, r1, r2, r3):
-        """A flagged miss's value: its retry on the words of ``block``, from the
-        tile's staged copy (``slot``) or computed again."""
-        if staged:
-            b = U64(4 * slot)
-            x0, x1 = words[b], words[b + U64(1)]
-            x2, x3 = words[b + U64(2)], words[b + U64(3)]
-        else:
-            x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, block)
+    def retried(generator, words, slot, w, params, table, r0, r1, r2, r3):
+        """A flagged miss's value: its retry on the words of the tile's block ``slot``."""
+        x0, x1, x2, x3 = tiles.block(words, slot)
         return retry(generator, r0, r1, r2, r3, w, join64(x0, x1), join64(x2, x3), params,
                      table)
 
     @njit(parallel=True, cache=True)
-    def fill(out, generator, k0, k1, k2, k3, lane, start, params, table, r0, r1, r2, r3):
+    def fill(out, run, generator, k0, k1, k2, k3, lane, start, params, table,
+             r0, r1, r2, r3):
         n = out.size + (digest & 0)
         first_block = (start + U64(3)) >> U64(2)
         head = min(n, np.int64((first_block * U64(4) - start) // U64(width)))
@@ -145,44 +140,29 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
             out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
         chunks = (blocks + _CHUNK_BLOCKS - 1) // _CHUNK_BLOCKS
         for c in prange(chunks):
-            words = np.empty(4 * _TILE_BLOCKS if staged else 0, dtype=np.uint64)
+            words = np.empty(4 * _TILE_BLOCKS, dtype=_WORD)
             accepted = np.empty(_TILE_BLOCKS if flagged else 0, dtype=np.bool_)
             c_end = min(blocks, (c + 1) * _CHUNK_BLOCKS)
             for t in range(c * _CHUNK_BLOCKS, c_end, _TILE_BLOCKS):
                 t_end = min(c_end, t + _TILE_BLOCKS)
+                tiles.call(run, k0, k1, k2, k3, lane, first_block + U64(t), t_end - t, words)
                 all_accepted = True
                 for j in range(t, t_end):
-                    x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(j))
                     # Unsigned indices: Numba adds no negative-index fix-up,
                     # which would stop LLVM from vectorising the loop.
-                    if staged:
-                        b = U64(4 * (j - t))
-                        words[b] = x0
-                        words[b + U64(1)] = x1
-                        words[b + U64(2)] = x2
-                        words[b + U64(3)] = x3
-                    else:
-                        a = store_block(out, U64(head + per_block * j),
-                                        x0, x1, x2, x3, params, table)
-                        if flagged:
-                            accepted[j - t] = a
-                        all_accepted &= a
-                if staged:
-                    for j in range(t, t_end):
-                        b = U64(4 * (j - t))
-                        a = store_block(
-                            out, U64(head + per_block * j), words[b], words[b + U64(1)],
-                            words[b + U64(2)], words[b + U64(3)], params, table)
-                        if flagged:
-                            accepted[j - t] = a
-                        all_accepted &= a
+                    s = U64(j - t)
+                    x0, x1, x2, x3 = tiles.block(words, s)
+                    a = store_block(out, U64(head + per_block * j), x0, x1, x2, x3, params,
+                                    table)
+                    if flagged:
+                        accepted[s] = a
+                    all_accepted &= a
                 if flagged and not all_accepted:
                     for j in range(t, t_end):
                         if accepted[j - t]:
                             continue
                         e = head + j
-                        out[e] = retried(generator, words, j - t, k0, k1, k2, k3, lane,
-                                         first_block + U64(j), start + U64(4 * e), params,
+                        out[e] = retried(generator, words, j - t, start + U64(4 * e), params,
                                          table, r0, r1, r2, r3)
                 elif not all_accepted:
                     for e in range(head + per_block * t, head + per_block * t_end):
@@ -197,9 +177,9 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
             out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
 
     def addressed_kernel(own_params):
-        """The addressed kernel ``(out, index, each, generator, k0..k3, lane, start,
-        params, table, r0..r3)``: element ``index[i]`` into ``out[i]``, with the
-        parameter words ``params``, or, with ``own_params``, ``each[:, i]``."""
+        """The addressed kernel ``(out, index, each, gather, generator, k0..k3, lane,
+        start, params, table, r0..r3)``: element ``index[i]`` into ``out[i]``, with
+        the parameter words ``params``, or, with ``own_params``, ``each[:, i]``."""
         if own_params:
             def params_of(params, each, i):
                 j = U64(i)  # unsigned: no negative-index fix-up (see fill)
@@ -210,8 +190,8 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
         core.jitable_cpu(params_of, inline=True)
 
         @njit(parallel=True, cache=True)
-        def addressed(out, index, each, generator, k0, k1, k2, k3, lane, start, params, table,
-                      r0, r1, r2, r3):
+        def addressed(out, index, each, gather, generator, k0, k1, k2, k3, lane, start,
+                      params, table, r0, r1, r2, r3):
             n = index.size + (digest & 0)
             if width == 1:
                 for i in prange(n):
@@ -223,29 +203,20 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
             # and the map vectorise over any indices.
             chunks = (n + _CHUNK_BLOCKS - 1) // _CHUNK_BLOCKS
             for c in prange(chunks):
-                words = np.empty(4 * _TILE_BLOCKS if staged else 0, dtype=np.uint64)
+                words = np.empty(4 * _TILE_BLOCKS, dtype=_WORD)
+                at = np.empty(_TILE_BLOCKS, dtype=np.uint64)
                 accepted = np.empty(_TILE_BLOCKS if flagged else 0, dtype=np.bool_)
                 c_end = min(n, (c + 1) * _CHUNK_BLOCKS)
                 for t in range(c * _CHUNK_BLOCKS, c_end, _TILE_BLOCKS):
                     t_end = min(c_end, t + _TILE_BLOCKS)
+                    for i in range(t, t_end):
+                        at[U64(i - t)] = (start + U64(width) * index[i]) >> U64(2)
+                    tiles.call(gather, k0, k1, k2, k3, lane, at, t_end - t, words)
                     all_accepted = True
-                    if staged:
-                        for i in range(t, t_end):
-                            w = start + U64(width) * index[i]
-                            x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
-                            b = U64(4 * (i - t))
-                            words[b] = x0
-                            words[b + U64(1)] = x1
-                            words[b + U64(2)] = x2
-                            words[b + U64(3)] = x3
                     for i in range(t, t_end):
                         w = start + U64(width) * index[i]
-                        if staged:
-                            b = U64(4 * (i - t))
-                            x0, x1 = words[b], words[b + U64(1)]
-                            x2, x3 = words[b + U64(2)], words[b + U64(3)]
-                        else:
-                            x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
+                        s = U64(i - t)
+                        x0, x1, x2, x3 = tiles.block(words, s)
                         p = params_of(params, each, i)
                         if width == 4:
                             value, a = value_map(join64(x0, x1), join64(x2, x3), p, table)
@@ -255,16 +226,15 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
                                                  p, table)
                         out[i] = value
                         if flagged:
-                            accepted[i - t] = a
+                            accepted[s] = a
                         all_accepted &= a
                     if flagged and not all_accepted:  # a miss's retry alone, as the fill's
                         for i in range(t, t_end):
                             if accepted[i - t]:
                                 continue
                             w = start + U64(width) * index[i]
-                            out[i] = retried(generator, words, i - t, k0, k1, k2, k3, lane,
-                                             w >> U64(2), w, params_of(params, each, i),
-                                             table, r0, r1, r2, r3)
+                            out[i] = retried(generator, words, i - t, w,
+                                             params_of(params, each, i), table, r0, r1, r2, r3)
                     elif not all_accepted:
                         for i in range(t, t_end):
                             if nan_marks:
@@ -277,50 +247,61 @@ def _make_kernels(width, value_map, retry, block_at, nan_marks, staged, lean_blo
 
         return addressed
 
-    # The lean kernels call their block function and map (no inlining at
-    # Numba's level, which re-types the caller each time), and reuse a block
+    # The lean kernels call their tile function and map (no inlining at
+    # Numba's level, which re-types the caller each time), and reuse a tile
     # for the elements it holds.
     @njit(cache=True)
-    def lean_fill(out, generator, k0, k1, k2, k3, lane, start, params, table, r0, r1, r2, r3):
-        x0 = x1 = x2 = x3 = _ZERO
-        for i in range(out.size + (digest & 0)):
+    def lean_fill(out, run, generator, k0, k1, k2, k3, lane, start, params, table,
+                  r0, r1, r2, r3):
+        n = out.size + (digest & 0)
+        words = np.empty(4 * _TILE_BLOCKS, dtype=_WORD)
+        last = (start + U64(width * n) - U64(1)) >> U64(2) if n else _ZERO
+        first = _ZERO
+        for i in range(n):
             w = start + U64(width * i)
-            j = w & U64(3)
-            if i == 0 or j == _ZERO:
-                x0, x1, x2, x3 = lean_block(generator, k0, k1, k2, k3, lane, w >> U64(2))
-            value, accepted, lo, hi = lean_draw(x0, x1, x2, x3, j, params, table)
+            b = w >> U64(2)
+            if i == 0 or b >= first + _T:
+                first = b
+                tiles.call(run, k0, k1, k2, k3, lane, b, min(_T, last - b + U64(1)), words)
+            s = b - first
+            x0, x1, x2, x3 = tiles.block(words, s)
+            value, accepted, lo, hi = lean_draw(x0, x1, x2, x3, w & U64(3), params, table)
             if retry is not None and not accepted:
                 value = retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
             out[i] = value
 
-    def lean_element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3):
-        """The element whose draw starts at word ``w``, by the lean functions."""
-        x0, x1, x2, x3 = lean_block(generator, k0, k1, k2, k3, lane, w >> U64(2))
+    def lean_element(words, run, generator, k0, k1, k2, k3, lane, w, params, table,
+                     r0, r1, r2, r3):
+        """The element whose draw starts at word ``w``, by the lean functions
+        (``words``: a tile's scratch)."""
+        tiles.call(run, k0, k1, k2, k3, lane, w >> U64(2), U64(1), words)
+        x0, x1, x2, x3 = tiles.block(words, 0)
         value, accepted, lo, hi = lean_draw(x0, x1, x2, x3, w & U64(3), params, table)
         if retry is not None and not accepted:
             value = retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
         return value
 
-    lean_element = core.jitable_cpu(maps.named(
-        f"lean_element_{lean_draw.__name__}_{lean_block.__name__}_{block_at.__name__}",
-        lean_element))
+    lean_element = core.jitable_cpu(maps.named(f"lean_element_{lean_draw.__name__}",
+                                               lean_element))
 
     @njit(cache=True)
-    def lean_addressed(out, index, generator, k0, k1, k2, k3, lane, start, params, table,
+    def lean_addressed(out, index, run, generator, k0, k1, k2, k3, lane, start, params, table,
                        r0, r1, r2, r3):
+        words = np.empty(4 * _TILE_BLOCKS, dtype=_WORD)
         for i in range(index.size + (digest & 0)):
             w = start + U64(width) * index[i]
-            out[i] = lean_element(generator, k0, k1, k2, k3, lane, w, params, table,
-                                  r0, r1, r2, r3)
+            out[i] = lean_element(words, run, generator, k0, k1, k2, k3, lane, w, params,
+                                  table, r0, r1, r2, r3)
 
     @njit(cache=True)
-    def lean_each_addressed(out, index, each, generator, k0, k1, k2, k3, lane, start, table,
-                            r0, r1, r2, r3):
+    def lean_each_addressed(out, index, each, run, generator, k0, k1, k2, k3, lane, start,
+                            table, r0, r1, r2, r3):
+        words = np.empty(4 * _TILE_BLOCKS, dtype=_WORD)
         for i in range(out.size + (digest & 0)):
             w = start + U64(width) * index[i]
             params = (each[0, i], each[1, i], each[2, i])
-            out[i] = lean_element(generator, k0, k1, k2, k3, lane, w, params, table,
-                                  r0, r1, r2, r3)
+            out[i] = lean_element(words, run, generator, k0, k1, k2, k3, lane, w, params,
+                                  table, r0, r1, r2, r3)
 
     return Kernels(parallel.guarded(fill), parallel.guarded(addressed_kernel(False)),
                    lean_fill, lean_addressed, parallel.guarded(addressed_kernel(True)),
@@ -350,13 +331,11 @@ class Kernels(NamedTuple):
 # at this size both run in tens of microseconds (docs/performance.md).
 LEAN_BELOW = 1 << 10
 
-_BLOCK_AT = (philox_block_at, threefry_block_at)  # indexed by Stream.generator
-_SOURCES = core.source_digest(kinds.__file__, maps.__file__)
-_WITH_GENERATOR = tuple(core.jitable_cpu(maps.with_generator(b)) for b in _BLOCK_AT)
+_SOURCES = core.source_digest(kinds.__file__, maps.__file__, tiles.__file__)
 
 
 @functools.lru_cache(maxsize=None)
-def _kernels(name, generator, counted):
+def _kernels(name, counted):
     """The kernels of the kind ``name``; ``counted``: with int64 values
     (``maps.counted``), whose misses (blocks all) are flagged, not marked NaN."""
     kind = kinds.KINDS[name]
@@ -373,20 +352,14 @@ def _kernels(name, generator, counted):
         value_map, retry = (core.jitable_cpu(fn, inline=True)
                             for fn in maps.counted(value_map, retry))
         lean_map = value_map
-    retry = kind.retry and retry
-    # The retry of a kind that continues on a purpose's lanes calls the
-    # generic block_at anyway; any other kind compiles faster with its own.
-    lean_block = (addressing.block_at if kind.purpose is not None
-                  else _WITH_GENERATOR[generator])
-    return _make_kernels(kind.width, value_map, retry, _BLOCK_AT[generator],
-                         nan_marks=kind.deferred, staged=kind.staged, lean_block=lean_block,
+    return _make_kernels(kind.width, value_map, kind.retry and retry, nan_marks=kind.deferred,
                          lean_draw=core.jitable_cpu(maps.block_draw(kind, lean_map)))
 
 
 def _kernels_into(record, out):
     """The kernels of ``record``'s kind for the output array ``out``."""
     counted = kinds.KINDS[record.kind].counts and out.dtype == np.int64
-    return _kernels(record.kind, record.generator, counted)
+    return _kernels(record.kind, counted)
 
 
 @contextlib.contextmanager
@@ -424,13 +397,14 @@ def _serial_below(n, threads, size):
 def fill(record, out, threads=None):
     """Write ``out.size`` elements of ``record``'s fill into flat ``out``."""
     kernels = _kernels_into(record, out)
+    run = tiles.address(record.generator, "run")
     if out.size < LEAN_BELOW:
-        kernels.lean_fill(out, *_args(record))
+        kernels.lean_fill(out, run, *_args(record))
         return
     # Fewer than two chunks of blocks run as one prange iteration anyway.
     threads = _serial_below(2 * _CHUNK_BLOCKS * 4 // record.width, threads, out.size)
     with _threads(threads):
-        kernels.fill(out, *_args(record))
+        kernels.fill(out, run, *_args(record))
 
 
 def addressed_each(record, index, each, out, threads=None):
@@ -440,20 +414,24 @@ def addressed_each(record, index, each, out, threads=None):
     kernels = _kernels_into(record, out)
     args = _args(record)
     if out.size < LEAN_BELOW:
-        kernels.lean_each_addressed(out, index, each, *args[:7], *args[8:])
+        kernels.lean_each_addressed(out, index, each, tiles.address(record.generator, "run"),
+                                    *args[:7], *args[8:])
         return
     with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
-        kernels.each_addressed(out, index, each, *args)
+        kernels.each_addressed(out, index, each, tiles.address(record.generator, "gather"),
+                               *args)
 
 
 def addressed(record, index, out, threads=None):
     """Write element ``index[i]`` of ``record``'s fill into ``out[i]``."""
     kernels = _kernels_into(record, out)
     if out.size < LEAN_BELOW:
-        kernels.lean_addressed(out, index, *_args(record))
+        kernels.lean_addressed(out, index, tiles.address(record.generator, "run"),
+                               *_args(record))
         return
     with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
-        kernels.addressed(out, index, _NO_EACH, *_args(record))
+        kernels.addressed(out, index, _NO_EACH, tiles.address(record.generator, "gather"),
+                          *_args(record))
 
 
 @functools.lru_cache(maxsize=None)
@@ -479,13 +457,22 @@ def two_parts(name, out, a, b, p, q, threads=None):
         _two_part_kernel(name)(out, a, b, p, q, step)
 
 
+@functools.partial(core.jitable_cpu, inline=True)
+def _draws(words, slot, wide):
+    """The draw of a tile's block ``slot``: its two 64-bit draws if ``wide``, else
+    its first pair of words (a 64-bit draw's low and high word)."""
+    x0, x1, x2, x3 = tiles.block(words, slot)
+    if wide:
+        return join64(x0, x1), join64(x2, x3)
+    return x0, x1
+
+
 @functools.lru_cache(maxsize=None)
-def _two_part_fill_kernel(first, second, name, generator):
+def _two_part_fill_kernel(first, second, name):
     """The one kernel of a law of two parts with scalar parameters: in each
     tile, the blocks ``2 i`` and ``2 i + 1`` of element ``i`` staged, the
     parts mapped from them (kinds ``first`` and ``second``, their misses
     mended by their retries), and the value ``core.two_parts.<name>``."""
-    block_at = _BLOCK_AT[generator]
     widths = [kinds.KINDS[k].width for k in (first, second)]
     (map_a, retry_a), (map_b, retry_b) = (maps.kernel_functions(kinds.KINDS[k])
                                           for k in (first, second))
@@ -498,45 +485,29 @@ def _two_part_fill_kernel(first, second, name, generator):
     value = core.jitable_cpu(maps.two_part(getattr(core.two_parts, name)), inline=True)
     wide_a, wide_b = widths[0] == 4, widths[1] == 4
     digest = _SOURCES
+    per_tile = _TILE_BLOCKS // 2
 
     @njit(parallel=True, cache=True)
-    def fill(out, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
+    def fill(out, run, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
              pb, tb, rb0, rb1, rb2, rb3, p, q, step):
         n = out.size + (digest & 0)
         first_block = start >> U64(2)
         per_chunk = _CHUNK_BLOCKS // 2
         for c in prange((n + per_chunk - 1) // per_chunk):
-            words = np.empty(8 * _TILE_BLOCKS, dtype=np.uint64)
-            a = np.empty(_TILE_BLOCKS)
-            b = np.empty(_TILE_BLOCKS)
-            accepted = np.empty(2 * _TILE_BLOCKS, dtype=np.bool_)
+            words = np.empty(4 * _TILE_BLOCKS, dtype=_WORD)
+            a = np.empty(per_tile)
+            b = np.empty(per_tile)
+            accepted = np.empty(2 * per_tile, dtype=np.bool_)
             c_end = min(n, (c + 1) * per_chunk)
-            for t in range(c * per_chunk, c_end, _TILE_BLOCKS):
-                t_end = min(c_end, t + _TILE_BLOCKS)
-                for i in range(t, t_end):
-                    x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(2 * i))
-                    y0, y1, y2, y3 = block_at(k0, k1, k2, k3, lane,
-                                              first_block + U64(2 * i + 1))
-                    o = U64(8 * (i - t))  # unsigned: no negative-index fix-up
-                    words[o] = x0
-                    words[o + U64(1)] = x1
-                    words[o + U64(2)] = x2
-                    words[o + U64(3)] = x3
-                    words[o + U64(4)] = y0
-                    words[o + U64(5)] = y1
-                    words[o + U64(6)] = y2
-                    words[o + U64(7)] = y3
+            for t in range(c * per_chunk, c_end, per_tile):
+                t_end = min(c_end, t + per_tile)
+                tiles.call(run, k0, k1, k2, k3, lane, first_block + U64(2 * t),
+                           2 * (t_end - t), words)
                 all_accepted = True
                 for i in range(t, t_end):
-                    o = U64(8 * (i - t))
-                    e = U64(i - t)
-                    lo_a = join64(words[o], words[o + U64(1)]) if wide_a else words[o]
-                    hi_a = (join64(words[o + U64(2)], words[o + U64(3)]) if wide_a
-                            else words[o + U64(1)])
-                    lo_b = (join64(words[o + U64(4)], words[o + U64(5)]) if wide_b
-                            else words[o + U64(4)])
-                    hi_b = (join64(words[o + U64(6)], words[o + U64(7)]) if wide_b
-                            else words[o + U64(5)])
+                    e = U64(i - t)  # unsigned: no negative-index fix-up
+                    lo_a, hi_a = _draws(words, U64(2) * e, wide_a)
+                    lo_b, hi_b = _draws(words, U64(2) * e + U64(1), wide_b)
                     va, oka = map_a(lo_a, hi_a, pa, ta)
                     vb, okb = map_b(lo_b, hi_b, pb, tb)
                     a[e] = va
@@ -546,19 +517,13 @@ def _two_part_fill_kernel(first, second, name, generator):
                     all_accepted &= oka & okb
                 if not all_accepted:
                     for i in range(t, t_end):
-                        o = U64(8 * (i - t))
                         e = i - t
                         w = start + U64(8 * i)
                         if not accepted[2 * e]:
-                            lo = join64(words[o], words[o + U64(1)]) if wide_a else words[o]
-                            hi = (join64(words[o + U64(2)], words[o + U64(3)]) if wide_a
-                                  else words[o + U64(1)])
+                            lo, hi = _draws(words, 2 * e, wide_a)
                             a[e] = retry_a(generator, ra0, ra1, ra2, ra3, w, lo, hi, pa, ta)
                         if not accepted[2 * e + 1]:
-                            lo = (join64(words[o + U64(4)], words[o + U64(5)]) if wide_b
-                                  else words[o + U64(4)])
-                            hi = (join64(words[o + U64(6)], words[o + U64(7)]) if wide_b
-                                  else words[o + U64(5)])
+                            lo, hi = _draws(words, 2 * e + 1, wide_b)
                             b[e] = retry_b(generator, rb0, rb1, rb2, rb3, w + U64(4), lo, hi,
                                            pb, tb)
                 for i in range(t, t_end):
@@ -588,19 +553,18 @@ def two_part_fill(first, second, name, out, p, q, threads=None):
         return
     step = 1 if p.size > 1 else 0
     a, b = _args(first), _args(second)
-    kernel = _two_part_fill_kernel(first.kind, second.kind, name, first.generator)
+    kernel = _two_part_fill_kernel(first.kind, second.kind, name)
     with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
-        kernel(out, *a[:6], *a[6:], *b[7:], p, q, step)
+        kernel(out, tiles.address(first.generator, "run"), *a, *b[7:], p, q, step)
 
 
 @functools.lru_cache(maxsize=None)
-def _poisson_mixture_fill_kernel(mixing, generator):
+def _poisson_mixture_fill_kernel(mixing):
     """The one kernel of a Poisson mixture with scalar parameters: in each tile,
     the blocks ``2 i`` and ``2 i + 1`` of element ``i`` staged, the mean mapped
     from the first (kind ``mixing``, its misses mended by its retry), then
     the count from the second by both Poisson regimes' maps, selected by the
     mean, and the misses of the regime taken mended by its retry."""
-    block_at = _BLOCK_AT[generator]
     kind = kinds.KINDS[mixing]
     if kind.width != 4:
         raise ValueError(f"a mixing kind takes a block an element, not {kind.name!r}")
@@ -612,51 +576,46 @@ def _poisson_mixture_fill_kernel(mixing, generator):
     map_steps, retry_steps, map_ptrs, retry_ptrs = (steps.value_map, steps.retry,
                                                     ptrs.value_map, ptrs.retry)
     digest = _SOURCES
+    per_tile = _TILE_BLOCKS // 2
 
     @njit(parallel=True, cache=True)
-    def fill(out, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
+    def fill(out, run, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
              rb0, rb1, rb2, rb3, mean_limit, ptrs_from):
         n = out.size + (digest & 0)
         first_block = start >> U64(2)
         per_chunk = _CHUNK_BLOCKS // 2
         for c in prange((n + per_chunk - 1) // per_chunk):
-            draws = np.empty(4 * _TILE_BLOCKS, dtype=np.uint64)
-            means = np.empty(_TILE_BLOCKS)
-            counts = np.empty(_TILE_BLOCKS)
-            accepted = np.empty(_TILE_BLOCKS, dtype=np.bool_)
+            words = np.empty(4 * _TILE_BLOCKS, dtype=_WORD)
+            means = np.empty(per_tile)
+            counts = np.empty(per_tile)
+            accepted = np.empty(per_tile, dtype=np.bool_)
             c_end = min(n, (c + 1) * per_chunk)
-            for t in range(c * per_chunk, c_end, _TILE_BLOCKS):
-                t_end = min(c_end, t + _TILE_BLOCKS)
-                for i in range(t, t_end):
-                    x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(2 * i))
-                    y0, y1, y2, y3 = block_at(k0, k1, k2, k3, lane,
-                                              first_block + U64(2 * i + 1))
-                    o = U64(4 * (i - t))  # unsigned: no negative-index fix-up
-                    draws[o] = join64(x0, x1)
-                    draws[o + U64(1)] = join64(x2, x3)
-                    draws[o + U64(2)] = join64(y0, y1)
-                    draws[o + U64(3)] = join64(y2, y3)
+            for t in range(c * per_chunk, c_end, per_tile):
+                t_end = min(c_end, t + per_tile)
+                tiles.call(run, k0, k1, k2, k3, lane, first_block + U64(2 * t),
+                           2 * (t_end - t), words)
                 all_accepted = True
                 for i in range(t, t_end):
-                    o = U64(4 * (i - t))
-                    value, ok = map_mean(draws[o], draws[o + U64(1)], pa, ta)
-                    means[U64(i - t)] = value
-                    accepted[U64(i - t)] = ok
+                    e = U64(i - t)  # unsigned: no negative-index fix-up
+                    lo, hi = _draws(words, U64(2) * e, True)
+                    value, ok = map_mean(lo, hi, pa, ta)
+                    means[e] = value
+                    accepted[e] = ok
                     all_accepted &= ok
                 if not all_accepted:
                     for i in range(t, t_end):
-                        o = U64(4 * (i - t))
-                        if not accepted[i - t]:
-                            means[i - t] = retry_mean(generator, ra0, ra1, ra2, ra3,
-                                                      start + U64(8 * i), draws[o],
-                                                      draws[o + U64(1)], pa, ta)
+                        e = i - t
+                        if not accepted[e]:
+                            lo, hi = _draws(words, 2 * e, True)
+                            means[e] = retry_mean(generator, ra0, ra1, ra2, ra3,
+                                                  start + U64(8 * i), lo, hi, pa, ta)
                 all_accepted = True
                 for i in range(t, t_end):
-                    o = U64(4 * (i - t))
                     e = U64(i - t)
+                    lo, hi = _draws(words, U64(2) * e + U64(1), True)
                     pb = (np.float64(min(means[e], mean_limit)).view(np.uint64), _ZERO, _ZERO)
-                    large, ok_large = map_ptrs(draws[o + U64(2)], draws[o + U64(3)], pb, ta)
-                    small, ok_small = map_steps(draws[o + U64(2)], draws[o + U64(3)], pb, ta)
+                    large, ok_large = map_ptrs(lo, hi, pb, ta)
+                    small, ok_small = map_steps(lo, hi, pb, ta)
                     ptrs_taken = means[e] >= ptrs_from
                     counts[e] = large if ptrs_taken else small
                     ok = ok_large if ptrs_taken else ok_small
@@ -664,13 +623,12 @@ def _poisson_mixture_fill_kernel(mixing, generator):
                     all_accepted &= ok
                 if not all_accepted:
                     for i in range(t, t_end):
-                        o = U64(4 * (i - t))
                         e = i - t
                         if not accepted[e]:
                             pb = (np.float64(min(means[e], mean_limit)).view(np.uint64), _ZERO,
                                   _ZERO)
                             w = start + U64(8 * i + 4)
-                            lo, hi = draws[o + U64(2)], draws[o + U64(3)]
+                            lo, hi = _draws(words, 2 * e + 1, True)
                             if means[e] >= ptrs_from:
                                 counts[e] = retry_ptrs(generator, rb0, rb1, rb2, rb3, w, lo, hi,
                                                        pb, ta)
@@ -692,28 +650,29 @@ def poisson_mixture_fill(mixing, poisson, out, mean_limit, ptrs_from, threads=No
     are records of one stream at one start, a multiple of 4 (``poisson``:
     either Poisson kind's, for its retry key)."""
     a, b = _args(mixing), _args(poisson)
-    kernel = _poisson_mixture_fill_kernel(mixing.kind, mixing.generator)
+    kernel = _poisson_mixture_fill_kernel(mixing.kind)
     with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
-        kernel(out, *a, *b[9:], np.float64(mean_limit), np.float64(ptrs_from))
+        kernel(out, tiles.address(mixing.generator, "run"), *a, *b[9:], np.float64(mean_limit),
+               np.float64(ptrs_from))
 
 
 @functools.lru_cache(maxsize=None)
-def _johnk_fill_kernel(generator):
+def _johnk_fill_kernel():
     """The one kernel of Jöhnk's beta with scalar shapes, element ``i`` from block
     ``2 i``: in each tile, the first attempts by selects, then the misses'
     retries in rounds, attempt ``r`` of every pending miss at once (by
     selects too), an underflowed attempt's value by
     :func:`tandem.core.beta.johnk_value`."""
-    block_at = _BLOCK_AT[generator]
     digest = _SOURCES
 
     @njit(parallel=True, cache=True)
-    def fill(out, k0, k1, k2, k3, lane, start, a, b, r0, r1, r2, r3):
+    def fill(out, gather, across, k0, k1, k2, k3, lane, start, a, b, r0, r1, r2, r3):
         n = out.size + (digest & 0)
         first_block = start >> U64(2)
         per_chunk = _CHUNK_BLOCKS // 2
         for c in prange((n + per_chunk - 1) // per_chunk):
-            draws = np.empty(2 * _TILE_BLOCKS, dtype=np.uint64)
+            words = np.empty(4 * _TILE_BLOCKS, dtype=_WORD)
+            at = np.empty(_TILE_BLOCKS, dtype=np.uint64)
             values = np.empty(_TILE_BLOCKS)
             accepted = np.empty(_TILE_BLOCKS, dtype=np.bool_)
             pending = np.empty(_TILE_BLOCKS, dtype=np.uint64)
@@ -721,39 +680,35 @@ def _johnk_fill_kernel(generator):
             for t in range(c * per_chunk, c_end, _TILE_BLOCKS):
                 t_end = min(c_end, t + _TILE_BLOCKS)
                 for i in range(t, t_end):
-                    x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first_block + U64(2 * i))
-                    o = U64(2 * (i - t))  # unsigned: no negative-index fix-up
-                    draws[o] = join64(x0, x1)
-                    draws[o + U64(1)] = join64(x2, x3)
+                    at[U64(i - t)] = first_block + U64(2 * i)  # unsigned: see fill
+                tiles.call(gather, k0, k1, k2, k3, lane, at, t_end - t, words)
                 all_accepted = True
                 for i in range(t, t_end):
-                    o = U64(2 * (i - t))
-                    value, ok = johnk_first(draws[o], draws[o + U64(1)], a, b)
+                    e = U64(i - t)
+                    lo, hi = _draws(words, e, True)
+                    value, ok = johnk_first(lo, hi, a, b)
                     out[i] = value
-                    accepted[U64(i - t)] = ok
+                    accepted[e] = ok
                     all_accepted &= ok
                 if all_accepted:
                     continue
                 count = 0
                 for i in range(t, t_end):
-                    o = U64(2 * (i - t))
                     if accepted[i - t]:
                         continue
                     if out[i] == 0.0:  # underflowed: accepted by the retry's first step
-                        out[i] = johnk_value(draws[o], draws[o + U64(1)], a, b)
+                        lo, hi = _draws(words, i - t, True)
+                        out[i] = johnk_value(lo, hi, a, b)
                     else:
                         pending[count] = U64(i)
+                        at[count] = start + U64(8 * i)  # the miss's continuation lane
                         count += 1
                 r = U64(0)
                 while count:
+                    tiles.call(across, r0, r1, r2, r3, at, r, count, words)
                     for k in range(count):
-                        x0, x1, x2, x3 = block_at(r0, r1, r2, r3, start + U64(8) * pending[k], r)
-                        o = U64(2 * k)
-                        draws[o] = join64(x0, x1)
-                        draws[o + U64(1)] = join64(x2, x3)
-                    for k in range(count):
-                        o = U64(2 * k)
-                        value, ok = johnk_first(draws[o], draws[o + U64(1)], a, b)
+                        lo, hi = _draws(words, k, True)
+                        value, ok = johnk_first(lo, hi, a, b)
                         values[U64(k)] = value
                         accepted[U64(k)] = ok
                     kept = 0
@@ -762,9 +717,11 @@ def _johnk_fill_kernel(generator):
                         if accepted[k]:
                             out[i] = values[k]
                         elif values[k] == 0.0:
-                            out[i] = johnk_value(draws[2 * k], draws[2 * k + 1], a, b)
+                            lo, hi = _draws(words, k, True)
+                            out[i] = johnk_value(lo, hi, a, b)
                         else:
                             pending[kept] = i
+                            at[kept] = at[k]
                             kept += 1
                     count = kept
                     r += U64(1)
@@ -784,9 +741,10 @@ def johnk_fill(record, out, threads=None):
         return
     args = _args(record)
     a, b = (np.uint64(w).view(np.float64) for w in record.params[:2])
-    kernel = _johnk_fill_kernel(record.generator)
     with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
-        kernel(out, *args[1:7], a, b, *args[9:])
+        _johnk_fill_kernel()(out, tiles.address(record.generator, "gather"),
+                             tiles.address(record.generator, "across"), *args[1:7], a, b,
+                             *args[9:])
 
 
 @functools.lru_cache(maxsize=None)
@@ -830,19 +788,19 @@ def normalised_rows(g, out, threads=None):
 
 
 @functools.lru_cache(maxsize=None)
-def _element_function(name, generator):
+def _element_function(name):
     """The element of the kind ``name`` computed alone, callable from compiled
     code: ``(generator, k0..k3, lane, w, params, table, r0..r3) -> value``
     (the addressed kernels' values)."""
     kind = kinds.KINDS[name]
     value_map, retry = maps.kernel_functions(kind)
-    draw = core.jitable_cpu(maps.element_draw(kind.width, value_map, _BLOCK_AT[generator]))
+    draw = core.jitable_cpu(maps.element_draw(kind.width, value_map, addressing.block_at))
     return core.jitable_cpu(maps.element(draw, kind.retry and retry))
 
 
 @functools.lru_cache(maxsize=None)
-def _multinomial_rows_kernel(generator):
-    row = core.jitable_cpu(maps.multinomial_row(_element_function("binomial64", generator)))
+def _multinomial_rows_kernel():
+    row = core.jitable_cpu(maps.multinomial_row(_element_function("binomial64")))
     digest = _SOURCES
 
     @njit(parallel=True, cache=True)
@@ -859,7 +817,7 @@ def multinomial_rows(record, trials, p, out, threads=None):
     is element ``(k - 1) i + j`` of ``record``'s fill (kind ``binomial64``) with
     the trials left in the row and ``p[j]``; ``out[i, k - 1]`` is the trials
     left.  The same counts as those elements computed alone."""
-    kernel = _multinomial_rows_kernel(record.generator)
+    kernel = _multinomial_rows_kernel()
     with _threads(_serial_below(_CHUNK_BLOCKS // 4, threads, out.shape[0])):
         kernel(out, np.int64(trials), p, *_args(record))
 

@@ -52,6 +52,7 @@ SIMULATED = bool(config.ENABLE_CUDASIM)
 # This backend compiles its own copy of core, the kinds and the maps (see tandem._twin).
 core = _twin.module("core")
 addressing = _twin.module("core.addressing")
+generators = _twin.module("core.generators")
 _beta = _twin.module("core.beta")
 kinds = _twin.module("kinds")
 maps = _twin.module("backends.maps")
@@ -495,7 +496,8 @@ def _make_kernels(width, functions, block_at, generator, dtype, deferred, shared
     return fill, mend, addressed, addressed_each
 
 
-_BLOCK_AT = (addressing.philox_block_at, addressing.threefry_block_at)  # by Stream.generator
+_BLOCK_AT = tuple(g.block_at for g in generators.GENERATORS)  # by Stream.generator
+_WITH_GENERATOR = tuple(_jitable(maps.with_generator(b)) for b in _BLOCK_AT)
 
 
 @functools.lru_cache(maxsize=None)
@@ -509,7 +511,7 @@ def _functions(name, generator, counted):
         _jitable(fn)
     if counted:
         value_map, retry = (_jitable(fn) for fn in maps.counted(value_map, retry))
-    draw = _jitable(maps.element_draw(kind.width, value_map, _BLOCK_AT[generator]))
+    draw = _jitable(maps.element_draw(kind.width, value_map, _WITH_GENERATOR[generator]))
     return value_map, retry, draw, _jitable(maps.element(draw, retry))
 
 

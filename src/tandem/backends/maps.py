@@ -52,10 +52,12 @@ def element_draw(width, value_map, block_at):
     that maps the draw at word ``w`` alone; ``(lo, hi)`` is what a retry needs
     (for a four-word kind, the block's two 64-bit draws).
 
-    ``block_at`` is a generator's block function of :mod:`tandem.core.addressing`.
+    ``block_at`` is ``(generator, k0..k3, lane, b) -> words``:
+    :func:`tandem.core.addressing.block_at`, or one generator's block function
+    made so by :func:`with_generator`.
     """
     def draw(generator, k0, k1, k2, k3, lane, w, params, table):
-        x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, w >> U64(2))
+        x0, x1, x2, x3 = block_at(generator, k0, k1, k2, k3, lane, w >> U64(2))
         if width == 4:
             lo, hi = join64(x0, x1), join64(x2, x3)
             value, accepted = value_map(lo, hi, params, table)
