@@ -70,6 +70,16 @@ def _with_table(value_map, table):
                             inline=True)
 
 
+@functools.partial(core.jitable_cpu, inline=True)
+def _draws(words, slot, wide):
+    """The draw of a tile's block ``slot``: its two 64-bit draws if ``wide``, else
+    its first pair of words (a 64-bit draw's low and high word)."""
+    x0, x1, x2, x3 = tiles.block(words, slot)
+    if wide:
+        return join64(x0, x1), join64(x2, x3)
+    return x0, x1
+
+
 # The maps are inlined at Numba's IR level so that LLVM vectorises the tiles.
 for _fn in kinds.functions():
     core.jitable_cpu(_fn, inline=True)
@@ -124,9 +134,8 @@ def _make_kernels(width, value_map, retry, nan_marks, lean_draw):
     @functools.partial(core.jitable_cpu, inline=True)
     def retried(generator, words, slot, w, params, table, r0, r1, r2, r3):
         """A flagged miss's value: its retry on the words of the tile's block ``slot``."""
-        x0, x1, x2, x3 = tiles.block(words, slot)
-        return retry(generator, r0, r1, r2, r3, w, join64(x0, x1), join64(x2, x3), params,
-                     table)
+        lo, hi = _draws(words, slot, True)
+        return retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
 
     @njit(parallel=True, cache=True)
     def fill(out, run, generator, k0, k1, k2, k3, lane, start, params, table,
@@ -457,16 +466,6 @@ def two_parts(name, out, a, b, p, q, threads=None):
         _two_part_kernel(name)(out, a, b, p, q, step)
 
 
-@functools.partial(core.jitable_cpu, inline=True)
-def _draws(words, slot, wide):
-    """The draw of a tile's block ``slot``: its two 64-bit draws if ``wide``, else
-    its first pair of words (a 64-bit draw's low and high word)."""
-    x0, x1, x2, x3 = tiles.block(words, slot)
-    if wide:
-        return join64(x0, x1), join64(x2, x3)
-    return x0, x1
-
-
 @functools.lru_cache(maxsize=None)
 def _two_part_fill_kernel(first, second, name):
     """The one kernel of a law of two parts with scalar parameters: in each
@@ -675,7 +674,6 @@ def _johnk_fill_kernel():
             at = np.empty(_TILE_BLOCKS, dtype=np.uint64)
             values = np.empty(_TILE_BLOCKS)
             accepted = np.empty(_TILE_BLOCKS, dtype=np.bool_)
-            pending = np.empty(_TILE_BLOCKS, dtype=np.uint64)
             c_end = min(n, (c + 1) * per_chunk)
             for t in range(c * per_chunk, c_end, _TILE_BLOCKS):
                 t_end = min(c_end, t + _TILE_BLOCKS)
@@ -700,7 +698,6 @@ def _johnk_fill_kernel():
                         lo, hi = _draws(words, i - t, True)
                         out[i] = johnk_value(lo, hi, a, b)
                     else:
-                        pending[count] = U64(i)
                         at[count] = start + U64(8 * i)  # the miss's continuation lane
                         count += 1
                 r = U64(0)
@@ -713,14 +710,13 @@ def _johnk_fill_kernel():
                         accepted[U64(k)] = ok
                     kept = 0
                     for k in range(count):
-                        i = pending[k]
+                        i = (at[k] - start) >> U64(3)
                         if accepted[k]:
                             out[i] = values[k]
                         elif values[k] == 0.0:
                             lo, hi = _draws(words, k, True)
                             out[i] = johnk_value(lo, hi, a, b)
                         else:
-                            pending[kept] = i
                             at[kept] = at[k]
                             kept += 1
                     count = kept

@@ -22,6 +22,7 @@ their disk cache never depend on the generator.
 from __future__ import annotations
 
 import functools
+
 import numpy as np
 from llvmlite import ir
 from numba import carray, cfunc, types
@@ -42,12 +43,21 @@ TILE_BLOCKS = 512
 WORD = np.uint32
 _T = U64(TILE_BLOCKS)
 
-_WORD = types.uint64
-_POINTER = types.CPointer(_WORD)
+_U64 = types.uint64
+_U64S = types.CPointer(_U64)
 _WORDS = types.CPointer(types.uint32)
-_SIGNATURES = {"run": types.void(*(_WORD,) * 7, _WORDS),
-               "gather": types.void(*(_WORD,) * 5, _POINTER, _WORD, _WORDS),
-               "across": types.void(*(_WORD,) * 4, _POINTER, _WORD, _WORD, _WORDS)}
+_SIGNATURES = {"run": types.void(*(_U64,) * 7, _WORDS),
+               "gather": types.void(*(_U64,) * 5, _U64S, _U64, _WORDS),
+               "across": types.void(*(_U64,) * 4, _U64S, _U64, _U64, _WORDS)}
+
+
+@functools.partial(core.jitable_cpu, inline=True)
+def _put(words, j, x0, x1, x2, x3):
+    """Write block ``j``'s words into the tile (the inverse of :func:`block`)."""
+    words[j] = x0
+    words[_T + j] = x1
+    words[U64(2) * _T + j] = x2
+    words[U64(3) * _T + j] = x3
 
 
 def _run(block_at):
@@ -55,38 +65,27 @@ def _run(block_at):
         words = carray(out, 4 * TILE_BLOCKS)
         for j in range(count):
             x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, first + j)
-            words[j] = x0
-            words[_T + j] = x1
-            words[U64(2) * _T + j] = x2
-            words[U64(3) * _T + j] = x3
+            _put(words, j, x0, x1, x2, x3)
 
     return run
 
 
 def _gather(block_at):
     def gather(k0, k1, k2, k3, lane, at, count, out):
-        blocks = carray(at, TILE_BLOCKS)
-        words = carray(out, 4 * TILE_BLOCKS)
+        blocks, words = carray(at, TILE_BLOCKS), carray(out, 4 * TILE_BLOCKS)
         for j in range(count):
             x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, blocks[j])
-            words[j] = x0
-            words[_T + j] = x1
-            words[U64(2) * _T + j] = x2
-            words[U64(3) * _T + j] = x3
+            _put(words, j, x0, x1, x2, x3)
 
     return gather
 
 
 def _across(block_at):
     def across(k0, k1, k2, k3, at, block, count, out):
-        lanes = carray(at, TILE_BLOCKS)
-        words = carray(out, 4 * TILE_BLOCKS)
+        lanes, words = carray(at, TILE_BLOCKS), carray(out, 4 * TILE_BLOCKS)
         for j in range(count):
             x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lanes[j], block)
-            words[j] = x0
-            words[_T + j] = x1
-            words[U64(2) * _T + j] = x2
-            words[U64(3) * _T + j] = x3
+            _put(words, j, x0, x1, x2, x3)
 
     return across
 
@@ -123,7 +122,8 @@ def address(generator: int, name: str) -> np.uint64:
 
 @intrinsic
 def call(typingctx, address, k0, k1, k2, k3, lane, first, count, words):
-    """Call the tile function at ``address`` into the uint64 array ``words``.
+    """Call the tile function at ``address`` into ``words`` (``4 * TILE_BLOCKS`` of
+    :data:`WORD`).
 
     ``lane`` and ``first`` are a uint64 each, or one of them a uint64 array
     (``across``'s lanes, ``gather``'s blocks); ``count`` of them.
