@@ -80,6 +80,9 @@ class Ziggurat:
     mantissa_bits: int
     dtype: type
     r_bracket: tuple
+    #: Also write ``K_FLOOR``, the bounds of the tandem specification's
+    #: ziggurat (Tandem8x32, Appendix A), which takes the same ``W`` and ``F``.
+    floor_bound: bool = False
 
     @property
     def mantissa(self):
@@ -96,7 +99,7 @@ _EXPONENTIAL = dict(density="f(x) = exp(-x) (the exponential density)", f=_expon
 #: 7.697 for their 256-layer exponential.
 ZIGGURATS = (
     Ziggurat("ziggurat_tables", "the 1024-layer ziggurat for the standard normal (f64)",
-             layers=1024, mantissa_bits=53, dtype=np.float64, **_NORMAL),
+             layers=1024, mantissa_bits=53, dtype=np.float64, floor_bound=True, **_NORMAL),
     Ziggurat("ziggurat_normal32", "the 256-layer ziggurat for the standard normal (f32)",
              layers=256, mantissa_bits=23, dtype=np.float32, **_NORMAL),
     Ziggurat("ziggurat_exponential64", "the 256-layer ziggurat for the standard exponential "
@@ -185,7 +188,8 @@ def tables(z):
     w = [rounded(z, xi / z.mantissa) for xi in xs]
     k = [fast_path_bound(z, w[i], x[i + 1]) for i in range(n)]
     misses = sum(z.mantissa - ki for ki in k)
-    return {
+    floor_bound = [int(mpmath.floor(z.mantissa * x[i + 1] / x[i])) for i in range(n)]
+    return {"K_FLOOR": floor_bound,
         "R": float(r), "V": float(v), "X": [rounded(z, xi) for xi in x],
         "F": [rounded(z, z.f(xi)) for xi in x], "W": w, "K": k,
         "MISS_RATE": misses / (z.mantissa * n),  # int / int: correctly rounded
@@ -248,10 +252,18 @@ W = np.array([
 {w}]{dtype})
 K = np.array([
 {k}], dtype=np.uint64)
-
-for _table in (X, F, W, K):
+{floor}
+for _table in (X, F, W, K{floor_name}):
     _table.flags.writeable = False
 del _table
+'''
+
+
+_FLOOR = '''#: ``floor(2**b * x_(i+1) / x_i)`` (``K_FLOOR[N-1] = 0``): the fast-path bound of the
+#: tandem specification's 1024-layer ziggurat (Tandem8x32, Appendix A, its
+#: table ``K``), which shares ``W`` and ``F`` (its ``Y``) with this one.
+K_FLOOR = np.array([
+{k}], dtype=np.uint64)
 '''
 
 
@@ -262,7 +274,9 @@ def render(z, t):
         float=np.dtype(z.dtype).name, miss=t["MISS_RATE"], miss_percent=100 * t["MISS_RATE"],
         layers=z.layers, bits=z.mantissa_bits, r=t["R"], v=t["V"],
         x=_rows(t["X"], 3), f=_rows(t["F"], 3), w=_rows(t["W"], 3), k=_rows(t["K"], 4),
-        dtype="" if z.dtype is np.float64 else ", dtype=np.float32")
+        dtype="" if z.dtype is np.float64 else ", dtype=np.float32",
+        floor=_FLOOR.format(k=_rows(t["K_FLOOR"], 4)) if z.floor_bound else "",
+        floor_name=", K_FLOOR" if z.floor_bound else "")
 
 
 def main(argv=None):

@@ -24,18 +24,22 @@ from .distributions import (
     random_at,
 )
 from .bitgen import StreamBitGenerator, StreamSeedSequence
+from .choice_table import ChoiceTable
 from .generator import Generator
 from .stream import Philox, Stream, Threefry, purpose_word
+from .tandem8x32 import Tandem
 
 __version__ = "0.3.0"
 
 __all__ = [
     "AliasTable",
+    "ChoiceTable",
     "Generator",
     "Philox",
     "Stream",
     "StreamBitGenerator",
     "StreamSeedSequence",
+    "Tandem",
     "Threefry",
     "bernoulli_at",
     "bits_at",

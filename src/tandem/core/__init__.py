@@ -20,7 +20,7 @@ import importlib.util
 
 _MODULES = ("bijections", "derivation", "addressing", "uniform", "fmath", "fmath32", "ziggurat",
             "normal", "choice", "inversion", "special", "gamma", "poisson", "binomial",
-            "beta", "vonmises", "two_parts")
+            "beta", "vonmises", "two_parts", "tandem8x32", "tandem_draws")
 _registered = set()
 
 

@@ -1,0 +1,312 @@
+"""Tandem8x32 fills on the CPU: the stream in order, and the specification's draws.
+
+A fill reads the stream's 32-bit words from word ``w0`` on through a
+*cursor*: the eight lanes' states of the current row group, the words of
+the row being read and where in it the next word is.  Rows are made eight
+lanes at a time (one step each), so a fill costs one F per chunk and lane
+and one step per block, wherever it starts (SPEC.md section 4).
+
+Each kernel takes the key words, ``log2(K)`` and the word where its draws
+start, and writes its ``out``; element ``i`` of a fill of ``w``-bit draws is
+the draw at word ``w0 + i w / 32``.  Misses and rejections continue on the
+fallback streams of Appendix A, keyed by the draw's index ``g`` in the
+stream (the caller passes the purpose's key and the draw index of element 0).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from numba import njit, prange
+
+from .. import core
+from ..core.bijections import MASK32, SHIFT32
+from ..core.tandem8x32 import chunk_start, split_key, step
+from ..core.tandem_draws import (box_muller32, choice_index, exponential32, exponential64,
+                                 fallback_word, normal64_fast, normal64_miss, uniform24,
+                                 uniform53)
+from ..core.uniform import lemire32, lemire64
+
+core.register()
+_inlined = functools.partial(core.jitable_cpu, inline=True)
+
+U64 = np.uint64
+ROW_WORDS = 32
+#: Words a kernel reads through its cursor at a time (16 KiB).
+TILE_WORDS = 4096
+_LANES = 8
+_FIVE = U64(5)
+_ONE = U64(1)
+_ZERO = U64(0)
+_THREE = U64(3)
+
+
+@njit(cache=True)
+def _start_group(k0, k1, k2, k3, log2_k, row, lanes):
+    """The states that start the chunk group of ``row``."""
+    base = (row >> log2_k) << _THREE
+    for lane in range(_LANES):
+        s = chunk_start(k0, k1, k2, k3, base | U64(lane))
+        for t in range(8):
+            lanes[t, lane] = s[t]
+
+
+@njit(cache=True)
+def _rows(lanes, count, out, at):
+    """``count`` rows of one chunk group into ``out[at:]``, one step a lane and row.
+
+    ``lanes[t, lane]`` is word ``t`` of a lane's state (``o0 .. o3, h0 .. h3``),
+    32-bit, so that the eight lanes of a word are one vector.
+    """
+    o0, o1, o2, o3, h0, h1, h2, h3 = (lanes[0], lanes[1], lanes[2], lanes[3], lanes[4],
+                                      lanes[5], lanes[6], lanes[7])
+    for r in range(count):
+        base = at + ROW_WORDS * r
+        for lane in range(_LANES):
+            n0, n1, n2, n3, g0, g1, g2, g3 = step(
+                U64(o0[lane]), U64(o1[lane]), U64(o2[lane]), U64(o3[lane]),
+                U64(h0[lane]), U64(h1[lane]), U64(h2[lane]), U64(h3[lane]))
+            o0[lane], o1[lane], o2[lane], o3[lane] = n0, n1, n2, n3
+            h0[lane], h1[lane], h2[lane], h3[lane] = g0, g1, g2, g3
+            out[base + 4 * lane] = n0
+            out[base + 4 * lane + 1] = n1
+            out[base + 4 * lane + 2] = n2
+            out[base + 4 * lane + 3] = n3
+
+
+@njit(cache=True)
+def _emit(k0, k1, k2, k3, log2_k, row, count, lanes, out, at):
+    """Rows ``row .. row + count - 1`` into ``out[at:]``; ``lanes`` holds the states
+    before them (any values at the start of a chunk group)."""
+    mask = (_ONE << log2_k) - _ONE
+    done = 0
+    while done < count:
+        r = row + U64(done)
+        if r & mask == 0:
+            _start_group(k0, k1, k2, k3, log2_k, r, lanes)
+        run = min(count - done, np.int64(mask - (r & mask)) + 1)
+        _rows(lanes, run, out, at + ROW_WORDS * done)
+        done += run
+
+
+@njit(cache=True)
+def open_cursor(k0, k1, k2, k3, log2_k, w0):
+    """A cursor whose next word is word ``w0``: ``(lanes, row_words, where)``.
+
+    ``where[0]`` is the next row to make and ``where[1]`` the next word of
+    ``row_words`` to read (32: none left).
+    """
+    lanes = np.zeros((8, _LANES), np.uint32)
+    row_words = np.zeros(ROW_WORDS, np.uint32)
+    where = np.zeros(2, np.uint64)
+    row = w0 >> _FIVE
+    j = row & ((_ONE << log2_k) - _ONE)
+    if j != 0:
+        _start_group(k0, k1, k2, k3, log2_k, row, lanes)
+        for _ in range(j):  # step to row j of the group, dropping the words
+            _rows(lanes, 1, row_words, 0)
+    offset = w0 & U64(31)
+    if offset:
+        _emit(k0, k1, k2, k3, log2_k, row, 1, lanes, row_words, 0)
+        row += _ONE
+    where[0] = row
+    where[1] = offset if offset else ROW_WORDS
+    return lanes, row_words, where
+
+
+@njit(cache=True)
+def take(k0, k1, k2, k3, log2_k, cursor, out, at, count):
+    """The cursor's next ``count`` words into ``out[at:at + count]``."""
+    lanes, row_words, where = cursor
+    row = where[0]
+    i = np.int64(where[1])
+    at = np.int64(at)
+    count = np.int64(count)
+    n = np.int64(0)
+    while i < ROW_WORDS and n < count:
+        out[at + n] = row_words[i]
+        i += 1
+        n += 1
+    whole = (count - n) // ROW_WORDS
+    if whole:
+        _emit(k0, k1, k2, k3, log2_k, row, whole, lanes, out, at + n)
+        row += U64(whole)
+        n += ROW_WORDS * whole
+    if n < count:
+        _emit(k0, k1, k2, k3, log2_k, row, 1, lanes, row_words, 0)
+        row += _ONE
+        i = 0
+        while n < count:
+            out[at + n] = row_words[i]
+            i += 1
+            n += 1
+    where[0] = row
+    where[1] = U64(i)
+
+
+@njit(cache=True, parallel=True)
+def fill_words(k0, k1, k2, k3, log2_k, w0, out, pieces):
+    """Words ``w0 .. w0 + out.size - 1`` into ``out`` (uint32), in ``pieces`` ranges."""
+    n = out.size
+    for p in prange(pieces):
+        a = n * p // pieces
+        b = n * (p + 1) // pieces
+        if b > a:
+            cursor = open_cursor(k0, k1, k2, k3, log2_k, w0 + U64(a))
+            take(k0, k1, k2, k3, log2_k, cursor, out, a, b - a)
+
+
+def _draw_kernel(width, value_of):
+    """A fill kernel: element ``i`` is ``value_of(draw)`` of the ``width``-bit draw
+    (32 or 64) at word ``w0 + i width / 32``; misses are ``value_of``'s business
+    through ``params`` (and ``g``, the draw's index in the stream)."""
+    per = width // 32
+
+    @njit(cache=True, parallel=True)
+    def kernel(k0, k1, k2, k3, log2_k, w0, out, pieces, params, table, g0):
+        n = out.size
+        for p in prange(pieces):
+            a = n * p // pieces
+            b = n * (p + 1) // pieces
+            if b <= a:
+                continue
+            cursor = open_cursor(k0, k1, k2, k3, log2_k, w0 + U64(per * a))
+            buf = np.empty(TILE_WORDS, np.uint32)
+            for s in range(a, b, TILE_WORDS // per):
+                m = min(TILE_WORDS // per, b - s)
+                take(k0, k1, k2, k3, log2_k, cursor, buf, 0, per * m)
+                for i in range(m):
+                    if per == 1:
+                        d = U64(buf[i])
+                    else:
+                        d = U64(buf[2 * i]) | (U64(buf[2 * i + 1]) << SHIFT32)
+                    out[s + i] = value_of(d, params, table, g0 + U64(s + i), log2_k)
+
+    return kernel
+
+
+@_inlined
+def _uniform53(d, params, table, g, log2_k):
+    return uniform53(d)
+
+
+@_inlined
+def _uniform24(d, params, table, g, log2_k):
+    return uniform24(d)
+
+
+@_inlined
+def _exponential64(d, params, table, g, log2_k):
+    return exponential64(d)
+
+
+@_inlined
+def _exponential32(d, params, table, g, log2_k):
+    return exponential32(d)
+
+
+@_inlined
+def _normal64(d, params, table, g, log2_k):
+    """``params``: the key of ``purpose(P_N64)``."""
+    x, accepted = normal64_fast(d, table)
+    if accepted:
+        return x
+    c0, c1, c2, c3 = split_key(params[0], params[1], params[2], params[3], g)
+    return normal64_miss(c0, c1, c2, c3, log2_k, d, table)
+
+
+@_inlined
+def _below32(d, params, table, g, log2_k):
+    """``params``: the key of ``purpose(P_32)``, the range, its threshold."""
+    value, accepted = lemire32(d, params[4], params[5])
+    if accepted:
+        return value
+    c0, c1, c2, c3 = split_key(params[0], params[1], params[2], params[3], g)
+    q = _ZERO
+    while True:
+        x = fallback_word(c0, c1, c2, c3, log2_k, q >> _ONE)
+        w = (x >> SHIFT32) if q & _ONE else (x & MASK32)
+        value, accepted = lemire32(w, params[4], params[5])
+        if accepted:
+            return value
+        q += _ONE
+
+
+@_inlined
+def _below64(d, params, table, g, log2_k):
+    """``params``: the key of ``purpose(P_64)``, the range (0: ``2**64``), its threshold."""
+    value, accepted = lemire64(d & MASK32, d >> SHIFT32, params[4], params[5])
+    if accepted:
+        return value
+    c0, c1, c2, c3 = split_key(params[0], params[1], params[2], params[3], g)
+    q = _ZERO
+    while True:
+        x = fallback_word(c0, c1, c2, c3, log2_k, q)
+        value, accepted = lemire64(x & MASK32, x >> SHIFT32, params[4], params[5])
+        if accepted:
+            return value
+        q += _ONE
+
+
+@_inlined
+def _choice(d, params, table, g, log2_k):
+    """``params``: ``m`` and ``S``; ``table``: ``cut``, then ``alias``."""
+    m = params[0]
+    return choice_index(d, m, params[1], table[:m], table[m:])
+
+
+#: The kernels, by the name of their law.
+uniform64_fill = _draw_kernel(64, _uniform53)
+uniform32_fill = _draw_kernel(32, _uniform24)
+exponential64_fill = _draw_kernel(64, _exponential64)
+exponential32_fill = _draw_kernel(32, _exponential32)
+normal64_fill = _draw_kernel(64, _normal64)
+below32_fill = _draw_kernel(32, _below32)
+below64_fill = _draw_kernel(64, _below64)
+choice_fill = _draw_kernel(64, _choice)
+
+
+@njit(cache=True, parallel=True)
+def normal32_fill(k0, k1, k2, k3, log2_k, w0, out, pieces):
+    """Box-Muller pairs: elements ``2j`` and ``2j + 1`` from words ``w0 + 2j`` and
+    ``w0 + 2j + 1``; an odd ``out.size`` keeps the cosine of the last pair."""
+    n = out.size
+    pairs = (n + 1) // 2
+    for p in prange(pieces):
+        a = pairs * p // pieces
+        b = pairs * (p + 1) // pieces
+        if b <= a:
+            continue
+        cursor = open_cursor(k0, k1, k2, k3, log2_k, w0 + U64(2 * a))
+        buf = np.empty(TILE_WORDS, np.uint32)
+        for s in range(a, b, TILE_WORDS // 2):
+            m = min(TILE_WORDS // 2, b - s)
+            take(k0, k1, k2, k3, log2_k, cursor, buf, 0, 2 * m)
+            for i in range(m):
+                z0, z1 = box_muller32(U64(buf[2 * i]), U64(buf[2 * i + 1]))
+                out[2 * (s + i)] = z0
+                if 2 * (s + i) + 1 < n:
+                    out[2 * (s + i) + 1] = z1
+
+
+@njit(cache=True)
+def below_scalars(k0, k1, k2, k3, log2_k, w0, width, span, threshold, out):
+    """``out.size`` scalar bounded draws in sequence from word ``w0``, each
+    rejecting onto the next draw of the stream; returns the words consumed."""
+    cursor = open_cursor(k0, k1, k2, k3, log2_k, w0)
+    buf = np.empty(2, np.uint32)
+    used = 0
+    per = width // 32
+    for i in range(out.size):
+        while True:
+            take(k0, k1, k2, k3, log2_k, cursor, buf, 0, per)
+            used += per
+            if per == 1:
+                value, accepted = lemire32(U64(buf[0]), span, threshold)
+            else:
+                value, accepted = lemire64(U64(buf[0]), U64(buf[1]), span, threshold)
+            if accepted:
+                out[i] = value
+                break
+    return used

@@ -1,0 +1,503 @@
+"""``tandem.Tandem``: the Tandem8x32 generator of the tandem specification.
+
+A Tandem stream is the value ``(key, position, K)``: a four-word key, a bit
+position and the chunk length, as the specification transports it
+(``SPEC.md`` section 7).  Methods never change a stream: derivations return
+new streams and draws return ``(values, next stream)``.  Every draw is the
+text's: sections 5 and 6 for the raw draws and child keys, Appendix A for
+bounded integers, normals and exponentials, Appendix C for weighted choice.
+
+Guaranteed across versions: every value and position the specification
+fixes, bit for bit with its conformance fixtures (``tests/data/tandem_spec``).
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+
+import numpy as np
+
+from .core import tandem8x32 as _t
+from .core import tandem_draws as _draws
+from .stream import _as_uint, _seed_key, purpose_word
+
+_U = np.uint64
+#: Constructors take positions below this (SPEC.md section 5).
+START_LIMIT = 2**63
+_END_LIMIT = 2**64
+
+# The raw draws of section 5: dtype -> width in bits.
+_WIDTHS = {np.dtype(np.bool_): 1, np.dtype(np.uint8): 8, np.dtype(np.int8): 8,
+           np.dtype(np.uint16): 16, np.dtype(np.int16): 16, np.dtype(np.uint32): 32,
+           np.dtype(np.int32): 32, np.dtype(np.uint64): 64, np.dtype(np.int64): 64}
+_FLOATS = {np.dtype(np.float16): 16, np.dtype(np.float32): 32, np.dtype(np.float64): 64,
+           np.dtype(np.complex64): 32, np.dtype(np.complex128): 64}
+
+
+def _kernels():
+    from .backends import tandem_cpu
+
+    return tandem_cpu
+
+
+def _shape(size):
+    """``(shape, n)`` of ``size``: None is a scalar (shape None, one element)."""
+    if size is None:
+        return None, 1
+    shape = (operator.index(size),) if np.ndim(size) == 0 else tuple(
+        operator.index(s) for s in size)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"size must be non-negative, got {size}")
+    return shape, int(np.prod(shape, dtype=np.int64))
+
+
+def _shaped(values, shape):
+    return values[0] if shape is None else values.reshape(shape)
+
+
+def _pieces(n, threads):
+    """The ranges a kernel fills in parallel: one below 2**16 elements."""
+    if n < (1 << 16):
+        return 1
+    import numba
+
+    return numba.get_num_threads() if threads is None else max(1, int(threads))
+
+
+class Tandem:
+    """A Tandem8x32 stream: ``(key, position, K)``.
+
+    Parameters
+    ----------
+    seed : int, sequence of int, numpy.random.SeedSequence or None
+        An integer in ``[0, 2**128)`` is whitened into the key as the
+        specification states (section 6).  A sequence of non-negative
+        integers, a ``SeedSequence`` or None (fresh entropy) gives the key
+        words ``SeedSequence(seed).generate_state(4, uint32)``.
+    K : int
+        The chunk length: a power of two in ``[1, 65536]``, 32 by default
+        (the canonical ``Tandem8x32-K32``).
+
+    Attributes
+    ----------
+    key : tuple of int
+        The four key words.
+    position : int
+        The bit position of the next draw.
+    K : int
+        The chunk length.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> g = tandem.Tandem(42)
+    >>> [hex(k) for k in g.key]
+    ['0x421d21eb', '0x32d31777', '0x62e7564b', '0xdf2bdf82']
+    >>> x, g = g.random()
+    >>> float(x), g.position
+    (0.9829130398628935, 64)
+    """
+
+    __slots__ = ("_key", "_position", "_log2_k")
+
+    def __init__(self, seed=None, *, K: int = 32):
+        if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
+            z = _as_uint(seed, "seed", 2**128)
+            key = _t.seed_key(*(_U((z >> (32 * i)) & 0xFFFFFFFF) for i in range(4)))
+            key = tuple(int(k) for k in key)
+        else:
+            key = _seed_key(seed, 4)
+        self._key, self._position, self._log2_k = key, 0, _log2_chunk(K)
+
+    @classmethod
+    def from_key(cls, key, position: int = 0, K: int = 32) -> "Tandem":
+        """The stream with the raw ``key`` (four words) at bit ``position`` (below ``2**63``).
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Tandem.from_key((1, 2, 3, 4)).words(2)[0].tolist()
+        [173788048, 1845401788]
+        """
+        key = tuple(_as_uint(k, "key word", 2**32) for k in key)
+        if len(key) != 4:
+            raise ValueError(f"key must have 4 words, got {len(key)}")
+        return cls._of(key, _as_uint(position, "position", START_LIMIT), _log2_chunk(K))
+
+    @classmethod
+    def _of(cls, key, position, log2_k):
+        stream = object.__new__(cls)
+        stream._key, stream._position, stream._log2_k = key, position, log2_k
+        return stream
+
+    # -- value semantics --------------------------------------------------
+    @property
+    def key(self) -> tuple:
+        return self._key
+
+    @property
+    def position(self) -> int:
+        return self._position
+
+    @property
+    def K(self) -> int:  # noqa: N802 (the specification's name)
+        return 1 << self._log2_k
+
+    @property
+    def variant(self) -> str:
+        """The variant name that transports ``K``: ``"Tandem8x32-K32"``."""
+        return f"Tandem8x32-K{self.K}"
+
+    def __eq__(self, other):
+        if not isinstance(other, Tandem):
+            return NotImplemented
+        return (self._key, self._position, self._log2_k) == (
+            other._key, other._position, other._log2_k)
+
+    def __hash__(self):
+        return hash(("Tandem", self._key, self._position, self._log2_k))
+
+    def __repr__(self):
+        key = ", ".join(f"0x{k:08x}" for k in self._key)
+        return f"Tandem.from_key(({key}), position={self._position}, K={self.K})"
+
+    def __reduce__(self):
+        return (_rebuild, (self._key, self._position, self.K))
+
+    def at(self, position: int) -> "Tandem":
+        """The same key at bit ``position`` in ``[0, 2**63)``; the cost does not
+        depend on the distance."""
+        return self._of(self._key, _as_uint(position, "position", START_LIMIT), self._log2_k)
+
+    def _moved(self, position):
+        return self._of(self._key, position, self._log2_k)
+
+    # -- children (SPEC.md section 6) ------------------------------------
+    def split(self, i: int) -> "Tandem":
+        """Child ``i`` (in ``[0, 2**64)``) of the key alone, at the parent's position.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> hex(tandem.Tandem.from_key((1, 2, 3, 4)).split(0).key[0])
+        '0xe256e9a1'
+        """
+        i = _as_uint(i, "i", 2**64)
+        return self._child(_t.split_key(*self._words(), _U(i)), self._position)
+
+    def sub(self, purpose) -> "Tandem":
+        """``purpose(u)``: the child for a purpose, at the parent's position.
+
+        ``purpose`` is an integer in ``[0, 2**64)`` (the specification's ``u``)
+        or a string, hashed to 64 bits as :func:`tandem.purpose_word` does.
+        """
+        u, _ = purpose_word(purpose)
+        return self._child(_t.purpose_key(*self._words(), _U(u)), self._position)
+
+    def fork(self, n: int):
+        """``n`` children (``0 <= n <= 2**33``) of the current block, and the parent
+        moved past it: ``(list of Tandem, next stream)``.
+
+        The children start at position 0; the parent moves to the next block
+        boundary, even for ``n = 0``.
+        """
+        n = _as_uint(n, "n", 2**33 + 1)
+        b = self._position >> 7
+        end = (b + 1) << 7
+        if end >= _END_LIMIT:
+            raise ValueError("fork: the parent's next block is past the end of the stream")
+        words = self._words()
+        children = [self._child(_t.fork_key(*words, _U(b), _U(i)), 0) for i in range(n)]
+        return children, self._moved(end)
+
+    def _words(self):
+        return tuple(_U(k) for k in self._key)
+
+    def _child(self, key, position):
+        return self._of(tuple(int(k) for k in key), position, self._log2_k)
+
+    # -- positions -------------------------------------------------------
+    def _span(self, width, n, align=True):
+        """``(p', end)`` of ``n`` draws of ``width`` bits; refuses an end at ``2**64``."""
+        p = (self._position + width - 1) & ~(width - 1) if align else self._position
+        end = p + width * n
+        if end >= _END_LIMIT:
+            raise ValueError(f"{n} draws of {width} bits from position {self._position} "
+                             "pass the end of the stream (2**64 bits)")
+        return p, end
+
+    def _key_args(self):
+        return (*self._words(), _U(self._log2_k))
+
+    def _stream_words(self, first_word, n, threads=None):
+        out = np.empty(n, np.uint32)
+        if n:
+            _kernels().fill_words(*self._key_args(), _U(first_word), out, _pieces(n, threads))
+        return out
+
+    # -- raw draws (SPEC.md section 5) -------------------------------------
+    def words(self, n: int, *, threads=None):
+        """``n`` raw 32-bit words: ``(uint32 array, next stream)``."""
+        return self.bits(n, dtype=np.uint32, threads=threads)
+
+    def bits(self, size=None, *, dtype=np.uint32, threads=None):
+        """Raw draws of a width: ``(values, next stream)``.
+
+        ``dtype`` is bool (1-bit draws), an 8- to 64-bit integer type, or
+        ``"uint128"``/``"int128"`` (128-bit draws as ``(..., 2)`` uint64 or
+        int64 arrays of their low and high halves).  Each draw is aligned to
+        its width and read little-endian; signed types are two's complement.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> g = tandem.Tandem.from_key((1, 2, 3, 4))
+        >>> g.bits(8, dtype=bool)[0].astype(int).tolist()
+        [0, 0, 0, 0, 1, 0, 0, 1]
+        """
+        shape, n = _shape(size)
+        if isinstance(dtype, str) and dtype in ("uint128", "int128"):
+            p, end = self._span(128, n)
+            words = self._stream_words(p >> 5, 4 * n, threads)
+            values = words.view(np.uint64 if dtype == "uint128" else np.int64).reshape(n, 2)
+            return (values[0] if shape is None else values.reshape(*shape, 2)), self._moved(end)
+        dtype = np.dtype(dtype)
+        if dtype not in _WIDTHS:
+            raise TypeError(f"bits: unsupported dtype {dtype}")
+        width = _WIDTHS[dtype]
+        p, end = self._span(width, n)
+        return _shaped(self._raw(p, width, n, threads).view(dtype), shape), self._moved(end)
+
+    def _raw(self, p, width, n, threads=None):
+        """The ``n`` draws of ``width`` bits from bit ``p`` (aligned), as unsigned."""
+        if width == 1:
+            first = p >> 5
+            words = self._stream_words(first, ((p + n + 31) >> 5) - first, threads)
+            bits = np.unpackbits(words.view(np.uint8), bitorder="little")
+            return bits[p & 31:(p & 31) + n].view(np.bool_)
+        if width >= 32:
+            words = self._stream_words(p >> 5, n * (width >> 5), threads)
+            return words.view(np.dtype(f"u{width // 8}"))
+        first = p >> 5
+        words = self._stream_words(first, ((p + width * n + 31) >> 5) - first, threads)
+        offset = (p & 31) >> 3
+        return words.view(np.uint8)[offset:offset + n * (width >> 3)].view(
+            np.dtype(f"u{width // 8}"))
+
+    def random(self, size=None, *, dtype=np.float64, threads=None):
+        """Uniform reals in ``[0, 1)``: ``(values, next stream)``.
+
+        float64: ``(raw >> 11) 2**-53`` of a 64-bit draw; float32: ``(raw >> 8)
+        2**-24`` of a 32-bit draw; float16: ``(raw >> 5) 2**-11`` of a 16-bit
+        draw.  complex128 and complex64 take the real part, then the imaginary
+        part, from consecutive draws.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> x, g = tandem.Tandem.from_key((1, 2, 3, 4)).random(17)
+        >>> float(x[0]), float(x[16]), g.position
+        (0.4296660861094629, 0.2921520424112306, 1088)
+        """
+        dtype = np.dtype(dtype)
+        if dtype not in _FLOATS:
+            raise TypeError(f"random: unsupported dtype {dtype}")
+        shape, n = _shape(size)
+        width = _FLOATS[dtype]
+        count = 2 * n if dtype.kind == "c" else n
+        p, end = self._span(width, count)
+        real = np.float64 if width == 64 else np.float32 if width == 32 else np.float16
+        out = np.empty(count, real)
+        if width == 16:
+            raw = self._raw(p, 16, count, threads)
+            out[...] = (raw >> np.uint16(5)).astype(np.float16) * np.float16(2.0**-11)
+        elif count:
+            kernels = _kernels()
+            kernel = kernels.uniform64_fill if width == 64 else kernels.uniform32_fill
+            kernel(*self._key_args(), _U(p >> 5), out, _pieces(count, threads), _NO_PARAMS,
+                   _NO_PARAMS, _U(0))
+        return _shaped(out.view(dtype), shape), self._moved(end)
+
+    def chars(self, size=None, *, threads=None):
+        """Unicode scalar values: ``(str array of dtype "<U1", next stream)``.
+
+        ``u = floor(raw 1112064 / 2**64)`` of a 64-bit draw, plus ``0x800`` from
+        ``0xd800`` on, so that no surrogate appears.
+        """
+        shape, n = _shape(size)
+        p, end = self._span(64, n)
+        raw = self._raw(p, 64, n, threads)
+        hi, lo = raw >> np.uint64(32), raw & np.uint64(0xFFFFFFFF)
+        u = (hi * np.uint64(1112064) + ((lo * np.uint64(1112064)) >> np.uint64(32))) \
+            >> np.uint64(32)
+        u = np.where(u < 0xD800, u, u + np.uint64(0x800)).astype(np.uint32)
+        return _shaped(u.view("<U1"), shape), self._moved(end)
+
+    # -- Appendix A: bounded integers ----------------------------------------
+    def below(self, bound: int, size=None, *, width=None, threads=None):
+        """Integers uniform on ``[0, bound)`` by Lemire's method: ``(values, next stream)``.
+
+        ``width`` is the draw width, 32 or 64; by default 32 when
+        ``bound <= 2**32``, else 64.  ``bound = 0`` gives zeros, one draw each.
+        A fill (``size`` not None) takes draw ``i`` for element ``i`` and moves
+        by exactly ``size`` draws; a rejected draw retries on ``split(g)`` of
+        ``purpose(P_w)`` of the key, ``g`` the draw's index in the stream.  A
+        scalar (``size=None``) rejects onto the next draws of the stream.  An
+        empty fill leaves the position as it is.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> int(tandem.Tandem(42).at(1).below(1000)[0]) < 1000
+        True
+        """
+        bound = _as_uint(bound, "bound", 2**64 + 1)
+        if width is None:
+            width = 32 if bound <= 2**32 else 64
+        if width not in (32, 64) or bound > 2**width:
+            raise ValueError(f"below: width must be 32 or 64 and bound at most 2**width, got "
+                             f"width {width}, bound {bound}")
+        shape, n = _shape(size)
+        dtype = np.uint32 if width == 32 else np.uint64
+        if shape is not None and n == 0:
+            return np.empty(shape, dtype), self
+        p, end = self._span(width, n)
+        if bound == 0:  # zeros, one draw each
+            return _shaped(np.zeros(n, dtype), shape), self._moved(end)
+        span = bound % 2**64
+        threshold = (2**width - bound) % bound if bound else 0
+        out = np.empty(n, dtype)
+        kernels = _kernels()
+        if shape is None:
+            used = kernels.below_scalars(*self._key_args(), _U(p >> 5), width, _U(span),
+                                         _U(threshold), out)
+            return out[0], self._moved(p + 32 * used)
+        purpose = _draws.PURPOSE_BELOW32 if width == 32 else _draws.PURPOSE_BELOW64
+        params = np.array([*(int(k) for k in _t.purpose_key(*self._words(), _U(purpose))),
+                           span, threshold], np.uint64)
+        kernel = kernels.below32_fill if width == 32 else kernels.below64_fill
+        kernel(*self._key_args(), _U(p >> 5), out, _pieces(n, threads), params, _NO_PARAMS,
+               _U(p // width))
+        return out.reshape(shape), self._moved(end)
+
+    def integers(self, low, high=None, size=None, *, dtype=np.int64, endpoint=False,
+                 threads=None):
+        """Integers uniform on ``[low, high)`` (``[low, high]`` with ``endpoint``):
+        ``(values, next stream)``.
+
+        :meth:`below` of ``high - low`` (plus one with ``endpoint``), plus
+        ``low``; ``high=None`` means ``[0, low)``.  The values do not depend on
+        ``dtype``.
+        """
+        if high is None:
+            low, high = 0, low
+        low, high = operator.index(low), operator.index(high)
+        bound = high - low + (1 if endpoint else 0)
+        info = np.iinfo(dtype)
+        if bound <= 0 or low < info.min or low + bound - 1 > info.max:
+            raise ValueError(f"integers: empty or out-of-range interval [{low}, {high}"
+                             f"{']' if endpoint else ')'} for {np.dtype(dtype)}")
+        if bound == 2**64:
+            values, after = self.bits(size, dtype=np.uint64, threads=threads)
+        else:
+            values, after = self.below(bound, size, threads=threads)
+        values = np.asarray(values).astype(np.uint64) + np.uint64(low % 2**64)
+        if np.dtype(dtype).kind == "i":
+            values = values.view(np.int64)
+        return values.astype(dtype)[()], after
+
+    # -- Appendix A: normals and exponentials -----------------------------------
+    def normal(self, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, threads=None):
+        """Normal variates: ``(values, next stream)``.
+
+        float64: the 1024-layer ziggurat on one 64-bit draw an element, misses
+        on ``split(g)`` of ``purpose(0x4e524d3634)``.  float32: Box-Muller on
+        the pair of 32-bit draws ``2j, 2j + 1``, the cosine into element
+        ``2j`` and the sine into ``2j + 1``; an odd size drops the last sine
+        and still moves past both draws.  ``loc + scale z`` when ``loc`` or
+        ``scale`` is given.  An empty float32 fill leaves the position.
+        """
+        dtype = np.dtype(dtype)
+        shape, n = _shape(size)
+        kernels = _kernels()
+        if dtype == np.float64:
+            p, end = self._span(64, n)
+            out = np.empty(n, np.float64)
+            if n:
+                params = np.array([int(k) for k in _t.purpose_key(
+                    *self._words(), _U(_draws.PURPOSE_NORMAL64))], np.uint64)
+                kernels.normal64_fill(*self._key_args(), _U(p >> 5), out, _pieces(n, threads),
+                                      params, _draws.ZIGGURAT_TABLE, _U(p >> 6))
+        elif dtype == np.float32:
+            if shape is not None and n == 0:
+                return np.empty(shape, np.float32), self
+            pairs = (n + 1) // 2
+            p, end = self._span(32, 2 * pairs)
+            out = np.empty(n, np.float32)
+            kernels.normal32_fill(*self._key_args(), _U(p >> 5), out, _pieces(n, threads))
+        else:
+            raise TypeError(f"normal: dtype must be float32 or float64, got {dtype}")
+        if loc != 0.0 or scale != 1.0:
+            out = out * dtype.type(scale) + dtype.type(loc)
+        return _shaped(out, shape), self._moved(end)
+
+    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, threads=None):
+        """Standard exponentials times ``scale``: ``(values, next stream)``.
+
+        float64: ``0.5 L(1 - u)`` with the reference logarithm ``L`` (Appendix
+        A), exact across implementations; float32: the same ``L`` of the f32
+        uniform, rounded once to f32.  One draw an element; an empty fill
+        leaves the position.
+        """
+        dtype = np.dtype(dtype)
+        if dtype not in (np.float32, np.float64):
+            raise TypeError(f"exponential: dtype must be float32 or float64, got {dtype}")
+        shape, n = _shape(size)
+        if shape is not None and n == 0:
+            return np.empty(shape, dtype), self
+        width = dtype.itemsize * 8
+        p, end = self._span(width, n)
+        out = np.empty(n, dtype)
+        kernels = _kernels()
+        kernel = kernels.exponential64_fill if width == 64 else kernels.exponential32_fill
+        kernel(*self._key_args(), _U(p >> 5), out, _pieces(n, threads), _NO_PARAMS,
+               _NO_PARAMS, _U(0))
+        if scale != 1.0:
+            out = out * dtype.type(scale)
+        return _shaped(out, shape), self._moved(end)
+
+    # -- Appendix C: weighted choice ------------------------------------------
+    def choice(self, table, size=None, *, threads=None):
+        """Indices drawn from a :class:`tandem.ChoiceTable`: ``(uint32 values, next stream)``.
+
+        One 64-bit draw an index; an empty fill aligns the position to 64 bits.
+        """
+        from .choice_table import ChoiceTable
+
+        if not isinstance(table, ChoiceTable):
+            raise TypeError(f"choice: table must be a tandem.ChoiceTable, got "
+                            f"{type(table).__name__}")
+        shape, n = _shape(size)
+        p, end = self._span(64, n)
+        out = np.empty(n, np.uint32)
+        if n:
+            _kernels().choice_fill(*self._key_args(), _U(p >> 5), out, _pieces(n, threads),
+                                   np.array([table.m, table.capacity], np.uint64),
+                                   np.concatenate([table.cut, table.alias.astype(np.uint64)]),
+                                   _U(0))
+        return _shaped(out, shape), self._moved(end)
+
+
+_NO_PARAMS = np.zeros(1, np.uint64)
+
+
+def _log2_chunk(k):
+    k = _as_uint(k, "K", _t.MAX_K + 1)
+    if k == 0 or k & (k - 1):
+        raise ValueError(f"K must be a power of two in [1, {_t.MAX_K}], got {k}")
+    return k.bit_length() - 1
+
+
+def _rebuild(key, position, k):
+    return Tandem.from_key(key, position, k)
