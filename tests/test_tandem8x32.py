@@ -411,3 +411,22 @@ def test_ziggurat_tables_equal_the_specification():
     assert [float.fromhex(x) for x in tables["W"]] == W.tolist()
     assert [float.fromhex(y) for y in tables["Y"]] == F.tolist()
     assert tables["K"] == K_FLOOR.tolist()
+
+
+def test_out_and_value_semantics():
+    import pickle
+
+    g = tandem.Tandem(7, K=8).at(96)
+    for method, dtype in (("random", np.float64), ("random", np.float32), ("normal", np.float64),
+                          ("normal", np.float32), ("exponential", np.float64),
+                          ("bits", np.uint64), ("bits", np.uint32)):
+        want, after = getattr(g, method)((3, 5), dtype=dtype)
+        out = np.full((3, 5), 7, dtype)
+        got, after2 = getattr(g, method)(dtype=dtype, out=out)
+        assert got is out and out.tobytes() == want.tobytes() and after2 == after
+        with pytest.raises(TypeError):
+            getattr(g, method)(dtype=dtype, out=np.zeros(3, np.int8))
+    with pytest.raises(ValueError):
+        g.random(4, out=np.zeros(5))
+    assert pickle.loads(pickle.dumps(g)) == g and hash(g) == hash(tandem.Tandem(7, K=8).at(96))
+    assert g.variant == "Tandem8x32-K8" and g != g.at(97)

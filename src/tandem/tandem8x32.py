@@ -56,6 +56,24 @@ def _shaped(values, shape):
     return values[0] if shape is None else values.reshape(shape)
 
 
+def _target(out, size, dtype):
+    """``(flat output, shape, n)``: ``out`` itself, or a new array of ``size``."""
+    if out is None:
+        shape, n = _shape(size)
+        return np.empty(n, dtype), shape, n
+    if not isinstance(out, np.ndarray) or out.dtype != dtype:
+        raise TypeError(f"out must be a numpy array of dtype {np.dtype(dtype)}")
+    if not (out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError("out must be C-contiguous and writeable")
+    if size is not None and _shape(size)[0] != out.shape:
+        raise ValueError(f"size {size} does not match out's shape {out.shape}")
+    return out.reshape(-1), out.shape, out.size
+
+
+def _result(flat, shape, out):
+    return out if out is not None else _shaped(flat, shape)
+
+
 def _pieces(n, threads):
     """The ranges a kernel fills in parallel: one below 2**16 elements."""
     if n < (1 << 16):
@@ -230,8 +248,8 @@ class Tandem:
     def _key_args(self):
         return (*self._words(), _U(self._log2_k))
 
-    def _stream_words(self, first_word, n, threads=None):
-        out = np.empty(n, np.uint32)
+    def _stream_words(self, first_word, n, threads=None, out=None):
+        out = np.empty(n, np.uint32) if out is None else out
         if n:
             _kernels().fill_words(*self._key_args(), _U(first_word), out, _pieces(n, threads))
         return out
@@ -241,13 +259,14 @@ class Tandem:
         """``n`` raw 32-bit words: ``(uint32 array, next stream)``."""
         return self.bits(n, dtype=np.uint32, threads=threads)
 
-    def bits(self, size=None, *, dtype=np.uint32, threads=None):
+    def bits(self, size=None, *, dtype=np.uint32, out=None, threads=None):
         """Raw draws of a width: ``(values, next stream)``.
 
         ``dtype`` is bool (1-bit draws), an 8- to 64-bit integer type, or
         ``"uint128"``/``"int128"`` (128-bit draws as ``(..., 2)`` uint64 or
         int64 arrays of their low and high halves).  Each draw is aligned to
         its width and read little-endian; signed types are two's complement.
+        ``out``, an array of ``dtype``, takes the values of 32- and 64-bit draws.
 
         Examples
         --------
@@ -266,6 +285,13 @@ class Tandem:
         if dtype not in _WIDTHS:
             raise TypeError(f"bits: unsupported dtype {dtype}")
         width = _WIDTHS[dtype]
+        if out is not None:
+            if width < 32:
+                raise TypeError("bits: out= takes 32- and 64-bit draws")
+            flat, shape, n = _target(out, size, dtype)
+            p, end = self._span(width, n)
+            self._stream_words(p >> 5, n * (width >> 5), threads, flat.view(np.uint32))
+            return out, self._moved(end)
         p, end = self._span(width, n)
         return _shaped(self._raw(p, width, n, threads).view(dtype), shape), self._moved(end)
 
@@ -285,13 +311,13 @@ class Tandem:
         return words.view(np.uint8)[offset:offset + n * (width >> 3)].view(
             np.dtype(f"u{width // 8}"))
 
-    def random(self, size=None, *, dtype=np.float64, threads=None):
+    def random(self, size=None, *, dtype=np.float64, out=None, threads=None):
         """Uniform reals in ``[0, 1)``: ``(values, next stream)``.
 
         float64: ``(raw >> 11) 2**-53`` of a 64-bit draw; float32: ``(raw >> 8)
         2**-24`` of a 32-bit draw; float16: ``(raw >> 5) 2**-11`` of a 16-bit
         draw.  complex128 and complex64 take the real part, then the imaginary
-        part, from consecutive draws.
+        part, from consecutive draws.  ``out``: an array of ``dtype`` to fill.
 
         Examples
         --------
@@ -303,21 +329,21 @@ class Tandem:
         dtype = np.dtype(dtype)
         if dtype not in _FLOATS:
             raise TypeError(f"random: unsupported dtype {dtype}")
-        shape, n = _shape(size)
+        flat, shape, n = _target(out, size, dtype)
         width = _FLOATS[dtype]
         count = 2 * n if dtype.kind == "c" else n
         p, end = self._span(width, count)
         real = np.float64 if width == 64 else np.float32 if width == 32 else np.float16
-        out = np.empty(count, real)
+        values = flat.view(real)
         if width == 16:
             raw = self._raw(p, 16, count, threads)
-            out[...] = (raw >> np.uint16(5)).astype(np.float16) * np.float16(2.0**-11)
+            values[...] = (raw >> np.uint16(5)).astype(np.float16) * np.float16(2.0**-11)
         elif count:
             kernels = _kernels()
             kernel = kernels.uniform64_fill if width == 64 else kernels.uniform32_fill
-            kernel(*self._key_args(), _U(p >> 5), out, _pieces(count, threads), _NO_PARAMS,
+            kernel(*self._key_args(), _U(p >> 5), values, _pieces(count, threads), _NO_PARAMS,
                    _NO_PARAMS, _U(0))
-        return _shaped(out.view(dtype), shape), self._moved(end)
+        return _result(flat, shape, out), self._moved(end)
 
     def chars(self, size=None, *, threads=None):
         """Unicode scalar values: ``(str array of dtype "<U1", next stream)``.
@@ -408,7 +434,8 @@ class Tandem:
         return values.astype(dtype)[()], after
 
     # -- Appendix A: normals and exponentials -----------------------------------
-    def normal(self, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, threads=None):
+    def normal(self, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, out=None,
+               threads=None):
         """Normal variates: ``(values, next stream)``.
 
         float64: the 1024-layer ziggurat on one 64-bit draw an element, misses
@@ -417,55 +444,54 @@ class Tandem:
         ``2j`` and the sine into ``2j + 1``; an odd size drops the last sine
         and still moves past both draws.  ``loc + scale z`` when ``loc`` or
         ``scale`` is given.  An empty float32 fill leaves the position.
+        ``out``: an array of ``dtype`` to fill.
         """
         dtype = np.dtype(dtype)
-        shape, n = _shape(size)
+        if dtype not in (np.float32, np.float64):
+            raise TypeError(f"normal: dtype must be float32 or float64, got {dtype}")
+        flat, shape, n = _target(out, size, dtype)
         kernels = _kernels()
         if dtype == np.float64:
             p, end = self._span(64, n)
-            out = np.empty(n, np.float64)
             if n:
                 params = np.array([int(k) for k in _t.purpose_key(
                     *self._words(), _U(_draws.PURPOSE_NORMAL64))], np.uint64)
-                kernels.normal64_fill(*self._key_args(), _U(p >> 5), out, _pieces(n, threads),
+                kernels.normal64_fill(*self._key_args(), _U(p >> 5), flat, _pieces(n, threads),
                                       params, _draws.ZIGGURAT_TABLE, _U(p >> 6))
-        elif dtype == np.float32:
-            if shape is not None and n == 0:
-                return np.empty(shape, np.float32), self
+        elif n == 0:
+            return _result(flat, shape, out), self
+        else:
             pairs = (n + 1) // 2
             p, end = self._span(32, 2 * pairs)
-            out = np.empty(n, np.float32)
-            kernels.normal32_fill(*self._key_args(), _U(p >> 5), out, _pieces(n, threads))
-        else:
-            raise TypeError(f"normal: dtype must be float32 or float64, got {dtype}")
+            kernels.normal32_fill(*self._key_args(), _U(p >> 5), flat, _pieces(n, threads))
         if loc != 0.0 or scale != 1.0:
-            out = out * dtype.type(scale) + dtype.type(loc)
-        return _shaped(out, shape), self._moved(end)
+            np.multiply(flat, dtype.type(scale), out=flat)
+            np.add(flat, dtype.type(loc), out=flat)
+        return _result(flat, shape, out), self._moved(end)
 
-    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, threads=None):
+    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, out=None, threads=None):
         """Standard exponentials times ``scale``: ``(values, next stream)``.
 
         float64: ``0.5 L(1 - u)`` with the reference logarithm ``L`` (Appendix
         A), exact across implementations; float32: the same ``L`` of the f32
         uniform, rounded once to f32.  One draw an element; an empty fill
-        leaves the position.
+        leaves the position.  ``out``: an array of ``dtype`` to fill.
         """
         dtype = np.dtype(dtype)
         if dtype not in (np.float32, np.float64):
             raise TypeError(f"exponential: dtype must be float32 or float64, got {dtype}")
-        shape, n = _shape(size)
-        if shape is not None and n == 0:
-            return np.empty(shape, dtype), self
+        flat, shape, n = _target(out, size, dtype)
+        if n == 0:
+            return _result(flat, shape, out), self
         width = dtype.itemsize * 8
         p, end = self._span(width, n)
-        out = np.empty(n, dtype)
         kernels = _kernels()
         kernel = kernels.exponential64_fill if width == 64 else kernels.exponential32_fill
-        kernel(*self._key_args(), _U(p >> 5), out, _pieces(n, threads), _NO_PARAMS,
+        kernel(*self._key_args(), _U(p >> 5), flat, _pieces(n, threads), _NO_PARAMS,
                _NO_PARAMS, _U(0))
         if scale != 1.0:
-            out = out * dtype.type(scale)
-        return _shaped(out, shape), self._moved(end)
+            np.multiply(flat, dtype.type(scale), out=flat)
+        return _result(flat, shape, out), self._moved(end)
 
     # -- Appendix C: weighted choice ------------------------------------------
     def choice(self, table, size=None, *, threads=None):
