@@ -268,24 +268,12 @@ def _draw_kernel(width, value_of):
     return kernel
 
 
-@_inlined
-def _uniform53(d, params, table, g, log2_k):
-    return uniform53(d)
+def _of_draw(value_map):
+    """``value_map(d)`` as a kernel's ``value_of``, for a law without misses."""
+    def value_of(d, params, table, g, log2_k):
+        return value_map(d)
 
-
-@_inlined
-def _uniform24(d, params, table, g, log2_k):
-    return uniform24(d)
-
-
-@_inlined
-def _exponential64(d, params, table, g, log2_k):
-    return exponential64(d)
-
-
-@_inlined
-def _exponential32(d, params, table, g, log2_k):
-    return exponential32(d)
+    return _inlined(value_of)
 
 
 @_inlined
@@ -339,10 +327,10 @@ def _choice(d, params, table, g, log2_k):
 
 
 #: The kernels, by the name of their law.
-uniform64_fill = _draw_kernel(64, _uniform53)
-uniform32_fill = _draw_kernel(32, _uniform24)
-exponential64_fill = _draw_kernel(64, _exponential64)
-exponential32_fill = _draw_kernel(32, _exponential32)
+uniform64_fill = _draw_kernel(64, _of_draw(uniform53))
+uniform32_fill = _draw_kernel(32, _of_draw(uniform24))
+exponential64_fill = _draw_kernel(64, _of_draw(exponential64))
+exponential32_fill = _draw_kernel(32, _of_draw(exponential32))
 normal64_fill = _draw_kernel(64, _normal64)
 below32_fill = _draw_kernel(32, _below32)
 below64_fill = _draw_kernel(64, _below64)
