@@ -91,6 +91,61 @@ def tandem_rows(n32, n64):
     return {f"tandem {name}": row for name, row in rows.items()}
 
 
+def tandem8x32_rows(n32, n64):
+    """tandem.Tandem's fills, the rows that ``tandem8x32_table`` sets against the peers."""
+    t = tandem.Tandem(2024)
+    f32, f64 = cp.empty(n32, cp.float32), cp.empty(n64, cp.float64)
+    u32, u64 = cp.empty(n32, cp.uint32), cp.empty(n64, cp.uint64)
+    rows = {
+        "raw uint32": (u32, lambda: t.bits(out=u32)),
+        "raw uint64": (u64, lambda: t.bits(out=u64, dtype=np.uint64)),
+        "uniform f32": (f32, lambda: t.random(out=f32, dtype=np.float32)),
+        "uniform f32, start 1": (f32, lambda: t.at(32).random(out=f32, dtype=np.float32)),
+        "uniform f32, start 2**40 + 7": (f32, lambda: t.at(32 * (2**40 + 7)).random(
+            out=f32, dtype=np.float32)),
+        "uniform f64": (f64, lambda: t.random(out=f64)),
+        "normal f32": (f32, lambda: t.normal(out=f32, dtype=np.float32)),
+        "normal f64": (f64, lambda: t.normal(out=f64)),
+        "exponential f32": (f32, lambda: t.exponential(out=f32, dtype=np.float32)),
+        "exponential f64": (f64, lambda: t.exponential(out=f64)),
+    }
+    return {f"Tandem8x32 {name}": row for name, row in rows.items()}
+
+
+#: Tandem8x32's rows against their peers, and issue 41's goals (ratio to the
+#: first peer named).
+TANDEM8X32_PEERS = (
+    ("raw uint32", ("tandem raw uint32",), None),
+    ("raw uint64", ("tandem raw uint64",), None),
+    ("uniform f32", ("cuRAND Philox uniform f32", "tandem uniform f32", "torch uniform_ f32"),
+     1.0),
+    ("uniform f32, start 1", ("Tandem8x32 uniform f32",), 0.95),
+    ("uniform f32, start 2**40 + 7", ("Tandem8x32 uniform f32",), 0.95),
+    ("uniform f64", ("tandem uniform f64",), None),
+    ("normal f32", ("cuRAND Philox normal f32", "tandem normal f32", "torch normal_ f32"), 1.5),
+    ("normal f64", ("cuRAND Philox normal f64", "tandem normal f64", "torch normal_ f64"), 1.9),
+    ("exponential f32", ("torch exponential_ f32", "tandem exponential f32"), 1.3),
+    ("exponential f64", ("torch exponential_ f64", "tandem exponential f64"), 1.3),
+)
+
+
+def tandem8x32_table(results, roof_rate):
+    """Each Tandem8x32 row: TB/s, share of the roof, and its ratio to each peer."""
+    lines = ["\n| Tandem8x32 fill | TB/s | of roof | against (ratio) | goal |",
+             "| --- | --- | --- | --- | --- |"]
+    for row, peers, goal in TANDEM8X32_PEERS:
+        ours = results.get(f"Tandem8x32 {row}")
+        if ours is None:
+            continue
+        ratios = [f"{peer} {ours / results[peer]:.2f}x" for peer in peers if peer in results]
+        first = results.get(peers[0])
+        verdict = "-" if goal is None or first is None else (
+            f">= {goal}x {peers[0]}: {'met' if ours / first >= goal else 'NOT met'}")
+        lines.append(f"| {row} | {ours:.2f} | {ours / roof_rate:.0%} | {'; '.join(ratios)} "
+                     f"| {verdict} |")
+    return "\n".join(lines)
+
+
 def choice_rows(n32):
     """Peers of ``choice`` from a 2^16 table (their outputs differ in size, so
     these compare in draws/s)."""
@@ -331,7 +386,8 @@ def main():
     parser.add_argument("--log2n", type=int, default=28)
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--only", default="", help="run rows whose name contains this")
+    parser.add_argument("--only", default="",
+                        help="run rows whose name contains this (or one of these, comma-separated)")
     parser.add_argument("--walk-particles", type=int, default=2**20)
     parser.add_argument("--walk-steps", type=int, default=1000)
     parser.add_argument("--persistent", action="store_true",
@@ -359,6 +415,7 @@ def main():
         except Exception as error:  # a missing peer is reported, not fatal
             print(f"{name}: skipped ({type(error).__name__}: {error})")
     rows.update(tandem_rows(n32, n64))
+    rows.update(tandem8x32_rows(n32, n64))
     rows.update(law_rows(n64))
     rows.update(multivariate_rows(n64))
 
@@ -372,7 +429,8 @@ def main():
         timed(rows["write roof (CuPy fill)"][1], 10, 1)
     results, draws = {}, {}
     for name, (buffer, run, *count) in rows.items():
-        if args.only and args.only not in name and "roof" not in name:
+        if args.only and not any(o in name for o in args.only.split(",")) \
+                and "roof" not in name:
             continue
         nbytes = buffer if isinstance(buffer, int) else buffer.nbytes
         clock = timed_on_host if name.startswith("JAX") else timed
@@ -400,6 +458,7 @@ def main():
         more = f" | {persistent[name]:.2f}" if name in persistent else (" |" if extra else "")
         print(f"| {name} | {rate:.2f} | {rate / roof_rate:.0%}{more} |")
     print(goals_table(results, draws, roof_rate))
+    print(tandem8x32_table(results, roof_rate))
     print(law_table(results))
     if not args.only or "walk" in args.only:
         print(walk_table(args.walk_particles, args.walk_steps, max(args.calls // 4, 2),

@@ -20,6 +20,7 @@ import numpy as np
 
 from .core import tandem8x32 as _t
 from .core import tandem_draws as _draws
+from .arrays import cupy
 from .stream import _as_uint, _seed_key, purpose_word
 
 _U = np.uint64
@@ -35,10 +36,15 @@ _FLOATS = {np.dtype(np.float16): 16, np.dtype(np.float32): 32, np.dtype(np.float
            np.dtype(np.complex64): 32, np.dtype(np.complex128): 64}
 
 
-def _kernels():
-    from .backends import tandem_cpu
+def _backend(out):
+    """The backend that fills ``out``: the CPU's for a NumPy array, else CUDA's."""
+    if isinstance(out, np.ndarray):
+        from .backends import tandem_cpu
 
-    return tandem_cpu
+        return tandem_cpu
+    from .backends import tandem_cuda
+
+    return tandem_cuda
 
 
 def _shape(size):
@@ -56,14 +62,19 @@ def _shaped(values, shape):
     return values[0] if shape is None else values.reshape(shape)
 
 
-def _target(out, size, dtype):
-    """``(flat output, shape, n)``: ``out`` itself, or a new array of ``size``."""
+def _target(out, size, dtype, device=None):
+    """``(flat output, shape, n)``: ``out`` itself, or a new array of ``size`` (a
+    CuPy array for ``device="cuda"``)."""
+    if device not in (None, "cpu", "cuda"):
+        raise ValueError(f"device must be None, 'cpu' or 'cuda', got {device!r}")
     if out is None:
         shape, n = _shape(size)
-        return np.empty(n, dtype), shape, n
-    if not isinstance(out, np.ndarray) or out.dtype != dtype:
-        raise TypeError(f"out must be a numpy array of dtype {np.dtype(dtype)}")
-    if not (out.flags.c_contiguous and out.flags.writeable):
+        xp = cupy() if device == "cuda" else np
+        return xp.empty(n, dtype), shape, n
+    if getattr(out, "dtype", None) != dtype or not (
+            isinstance(out, np.ndarray) or hasattr(out, "__cuda_array_interface__")):
+        raise TypeError(f"out must be a NumPy or CUDA array of dtype {np.dtype(dtype)}")
+    if not (out.flags.c_contiguous and (not isinstance(out, np.ndarray) or out.flags.writeable)):
         raise ValueError("out must be C-contiguous and writeable")
     if size is not None and _shape(size)[0] != out.shape:
         raise ValueError(f"size {size} does not match out's shape {out.shape}")
@@ -72,15 +83,6 @@ def _target(out, size, dtype):
 
 def _result(flat, shape, out):
     return out if out is not None else _shaped(flat, shape)
-
-
-def _pieces(n, threads):
-    """The ranges a kernel fills in parallel: one below 2**16 elements."""
-    if n < (1 << 16):
-        return 1
-    import numba
-
-    return numba.get_num_threads() if threads is None else max(1, int(threads))
 
 
 class Tandem:
@@ -245,21 +247,21 @@ class Tandem:
                              "pass the end of the stream (2**64 bits)")
         return p, end
 
-    def _key_args(self):
-        return (*self._words(), _U(self._log2_k))
+    def _fill(self, law, first_word, out, params=None, table=None, threads=None):
+        """Fill the flat ``out`` with ``law``'s elements from word ``first_word``."""
+        return _backend(out).fill(law, self._key, self._log2_k, first_word, out, params, table,
+                                  threads)
 
     def _stream_words(self, first_word, n, threads=None, out=None):
         out = np.empty(n, np.uint32) if out is None else out
-        if n:
-            _kernels().fill_words(*self._key_args(), _U(first_word), out, _pieces(n, threads))
-        return out
+        return self._fill("words", first_word, out, threads=threads)
 
     # -- raw draws (SPEC.md section 5) -------------------------------------
     def words(self, n: int, *, threads=None):
         """``n`` raw 32-bit words: ``(uint32 array, next stream)``."""
         return self.bits(n, dtype=np.uint32, threads=threads)
 
-    def bits(self, size=None, *, dtype=np.uint32, out=None, threads=None):
+    def bits(self, size=None, *, dtype=np.uint32, out=None, threads=None, device=None):
         """Raw draws of a width: ``(values, next stream)``.
 
         ``dtype`` is bool (1-bit draws), an 8- to 64-bit integer type, or
@@ -285,13 +287,13 @@ class Tandem:
         if dtype not in _WIDTHS:
             raise TypeError(f"bits: unsupported dtype {dtype}")
         width = _WIDTHS[dtype]
-        if out is not None:
+        if out is not None or device == "cuda":
             if width < 32:
-                raise TypeError("bits: out= takes 32- and 64-bit draws")
-            flat, shape, n = _target(out, size, dtype)
+                raise TypeError("bits: out= and device='cuda' take 32- and 64-bit draws")
+            flat, shape, n = _target(out, size, dtype, device)
             p, end = self._span(width, n)
-            self._stream_words(p >> 5, n * (width >> 5), threads, flat.view(np.uint32))
-            return out, self._moved(end)
+            self._fill(f"words{'' if width == 32 else 64}", p >> 5, flat, threads=threads)
+            return _result(flat, shape, out), self._moved(end)
         p, end = self._span(width, n)
         return _shaped(self._raw(p, width, n, threads).view(dtype), shape), self._moved(end)
 
@@ -311,7 +313,7 @@ class Tandem:
         return words.view(np.uint8)[offset:offset + n * (width >> 3)].view(
             np.dtype(f"u{width // 8}"))
 
-    def random(self, size=None, *, dtype=np.float64, out=None, threads=None):
+    def random(self, size=None, *, dtype=np.float64, out=None, threads=None, device=None):
         """Uniform reals in ``[0, 1)``: ``(values, next stream)``.
 
         float64: ``(raw >> 11) 2**-53`` of a 64-bit draw; float32: ``(raw >> 8)
@@ -329,20 +331,19 @@ class Tandem:
         dtype = np.dtype(dtype)
         if dtype not in _FLOATS:
             raise TypeError(f"random: unsupported dtype {dtype}")
-        flat, shape, n = _target(out, size, dtype)
+        flat, shape, n = _target(out, size, dtype, device)
         width = _FLOATS[dtype]
         count = 2 * n if dtype.kind == "c" else n
         p, end = self._span(width, count)
         real = np.float64 if width == 64 else np.float32 if width == 32 else np.float16
         values = flat.view(real)
         if width == 16:
+            if not isinstance(values, np.ndarray):
+                raise TypeError("random: float16 fills run on the CPU")
             raw = self._raw(p, 16, count, threads)
             values[...] = (raw >> np.uint16(5)).astype(np.float16) * np.float16(2.0**-11)
         elif count:
-            kernels = _kernels()
-            kernel = kernels.uniform64_fill if width == 64 else kernels.uniform32_fill
-            kernel(*self._key_args(), _U(p >> 5), values, _pieces(count, threads), _NO_PARAMS,
-                   _NO_PARAMS, _U(0))
+            self._fill(f"uniform{width}", p >> 5, values, threads=threads)
         return _result(flat, shape, out), self._moved(end)
 
     def chars(self, size=None, *, threads=None):
@@ -361,7 +362,7 @@ class Tandem:
         return _shaped(u.view("<U1"), shape), self._moved(end)
 
     # -- Appendix A: bounded integers ----------------------------------------
-    def below(self, bound: int, size=None, *, width=None, threads=None):
+    def below(self, bound: int, size=None, *, width=None, threads=None, device=None):
         """Integers uniform on ``[0, bound)`` by Lemire's method: ``(values, next stream)``.
 
         ``width`` is the draw width, 32 or 64; by default 32 when
@@ -384,27 +385,26 @@ class Tandem:
         if width not in (32, 64) or bound > 2**width:
             raise ValueError(f"below: width must be 32 or 64 and bound at most 2**width, got "
                              f"width {width}, bound {bound}")
-        shape, n = _shape(size)
-        dtype = np.uint32 if width == 32 else np.uint64
+        dtype = np.dtype(np.uint32 if width == 32 else np.uint64)
+        out, shape, n = _target(None, size, dtype, None if size is None else device)
         if shape is not None and n == 0:
-            return np.empty(shape, dtype), self
+            return out.reshape(shape), self
         p, end = self._span(width, n)
         if bound == 0:  # zeros, one draw each
-            return _shaped(np.zeros(n, dtype), shape), self._moved(end)
+            out[...] = 0
+            return _shaped(out, shape), self._moved(end)
         span = bound % 2**64
-        threshold = (2**width - bound) % bound if bound else 0
-        out = np.empty(n, dtype)
-        kernels = _kernels()
+        threshold = (2**width - bound) % bound
         if shape is None:
-            used = kernels.below_scalars(*self._key_args(), _U(p >> 5), width, _U(span),
-                                         _U(threshold), out)
+            from .backends import tandem_cpu
+
+            used = tandem_cpu.below_scalars(*self._words(), _U(self._log2_k), _U(p >> 5), width,
+                                            _U(span), _U(threshold), out)
             return out[0], self._moved(p + 32 * used)
         purpose = _draws.PURPOSE_BELOW32 if width == 32 else _draws.PURPOSE_BELOW64
         params = np.array([*(int(k) for k in _t.purpose_key(*self._words(), _U(purpose))),
                            span, threshold], np.uint64)
-        kernel = kernels.below32_fill if width == 32 else kernels.below64_fill
-        kernel(*self._key_args(), _U(p >> 5), out, _pieces(n, threads), params, _NO_PARAMS,
-               _U(p // width))
+        self._fill(f"below{width}", p >> 5, out, params, threads=threads)
         return out.reshape(shape), self._moved(end)
 
     def integers(self, low, high=None, size=None, *, dtype=np.int64, endpoint=False,
@@ -435,7 +435,7 @@ class Tandem:
 
     # -- Appendix A: normals and exponentials -----------------------------------
     def normal(self, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, out=None,
-               threads=None):
+               threads=None, device=None):
         """Normal variates: ``(values, next stream)``.
 
         float64: the 1024-layer ziggurat on one 64-bit draw an element, misses
@@ -449,27 +449,26 @@ class Tandem:
         dtype = np.dtype(dtype)
         if dtype not in (np.float32, np.float64):
             raise TypeError(f"normal: dtype must be float32 or float64, got {dtype}")
-        flat, shape, n = _target(out, size, dtype)
-        kernels = _kernels()
+        flat, shape, n = _target(out, size, dtype, device)
         if dtype == np.float64:
             p, end = self._span(64, n)
             if n:
                 params = np.array([int(k) for k in _t.purpose_key(
                     *self._words(), _U(_draws.PURPOSE_NORMAL64))], np.uint64)
-                kernels.normal64_fill(*self._key_args(), _U(p >> 5), flat, _pieces(n, threads),
-                                      params, _draws.ZIGGURAT_TABLE, _U(p >> 6))
+                self._fill("normal64", p >> 5, flat, params, _draws.ZIGGURAT_TABLE, threads)
         elif n == 0:
             return _result(flat, shape, out), self
         else:
             pairs = (n + 1) // 2
             p, end = self._span(32, 2 * pairs)
-            kernels.normal32_fill(*self._key_args(), _U(p >> 5), flat, _pieces(n, threads))
+            self._fill("normal32", p >> 5, flat, threads=threads)
         if loc != 0.0 or scale != 1.0:
-            np.multiply(flat, dtype.type(scale), out=flat)
-            np.add(flat, dtype.type(loc), out=flat)
+            flat *= dtype.type(scale)
+            flat += dtype.type(loc)
         return _result(flat, shape, out), self._moved(end)
 
-    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, out=None, threads=None):
+    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, out=None, threads=None,
+                    device=None):
         """Standard exponentials times ``scale``: ``(values, next stream)``.
 
         float64: ``0.5 L(1 - u)`` with the reference logarithm ``L`` (Appendix
@@ -480,21 +479,18 @@ class Tandem:
         dtype = np.dtype(dtype)
         if dtype not in (np.float32, np.float64):
             raise TypeError(f"exponential: dtype must be float32 or float64, got {dtype}")
-        flat, shape, n = _target(out, size, dtype)
+        flat, shape, n = _target(out, size, dtype, device)
         if n == 0:
             return _result(flat, shape, out), self
         width = dtype.itemsize * 8
         p, end = self._span(width, n)
-        kernels = _kernels()
-        kernel = kernels.exponential64_fill if width == 64 else kernels.exponential32_fill
-        kernel(*self._key_args(), _U(p >> 5), flat, _pieces(n, threads), _NO_PARAMS,
-               _NO_PARAMS, _U(0))
+        self._fill(f"exponential{width}", p >> 5, flat, threads=threads)
         if scale != 1.0:
-            np.multiply(flat, dtype.type(scale), out=flat)
+            flat *= dtype.type(scale)
         return _result(flat, shape, out), self._moved(end)
 
     # -- Appendix C: weighted choice ------------------------------------------
-    def choice(self, table, size=None, *, threads=None):
+    def choice(self, table, size=None, *, threads=None, device=None):
         """Indices drawn from a :class:`tandem.ChoiceTable`: ``(uint32 values, next stream)``.
 
         One 64-bit draw an index; an empty fill aligns the position to 64 bits.
@@ -504,18 +500,12 @@ class Tandem:
         if not isinstance(table, ChoiceTable):
             raise TypeError(f"choice: table must be a tandem.ChoiceTable, got "
                             f"{type(table).__name__}")
-        shape, n = _shape(size)
+        out, shape, n = _target(None, size, np.dtype(np.uint32), device)
         p, end = self._span(64, n)
-        out = np.empty(n, np.uint32)
         if n:
-            _kernels().choice_fill(*self._key_args(), _U(p >> 5), out, _pieces(n, threads),
-                                   np.array([table.m, table.capacity], np.uint64),
-                                   np.concatenate([table.cut, table.alias.astype(np.uint64)]),
-                                   _U(0))
+            self._fill("choice", p >> 5, out, np.array([table.m, table.capacity], np.uint64),
+                       np.concatenate([table.cut, table.alias.astype(np.uint64)]), threads)
         return _shaped(out, shape), self._moved(end)
-
-
-_NO_PARAMS = np.zeros(1, np.uint64)
 
 
 def _log2_chunk(k):

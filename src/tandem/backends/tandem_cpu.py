@@ -24,10 +24,10 @@ from numba.extending import intrinsic
 
 from .. import core
 from ..core.bijections import MASK32, SHIFT32
-from ..core.tandem8x32 import chunk_start, split_key, step
-from ..core.tandem_draws import (box_muller32, choice_index, exponential32, exponential64,
-                                 fallback_word, normal64_fast, normal64_miss, uniform24,
-                                 uniform53)
+from ..core.tandem8x32 import chunk_start, step
+from ..core.tandem_draws import (below32_of_draw, below64_of_draw, box_muller32,
+                                 choice_of_draw, exponential32, exponential64, normal64_of_draw,
+                                 uniform24, uniform53)
 from ..core.uniform import lemire32, lemire64
 
 core.register()
@@ -276,65 +276,15 @@ def _of_draw(value_map):
     return _inlined(value_of)
 
 
-@_inlined
-def _normal64(d, params, table, g, log2_k):
-    """``params``: the key of ``purpose(P_N64)``."""
-    x, accepted = normal64_fast(d, table)
-    if accepted:
-        return x
-    c0, c1, c2, c3 = split_key(params[0], params[1], params[2], params[3], g)
-    return normal64_miss(c0, c1, c2, c3, log2_k, d, table)
-
-
-@_inlined
-def _below32(d, params, table, g, log2_k):
-    """``params``: the key of ``purpose(P_32)``, the range, its threshold."""
-    value, accepted = lemire32(d, params[4], params[5])
-    if accepted:
-        return value
-    c0, c1, c2, c3 = split_key(params[0], params[1], params[2], params[3], g)
-    q = _ZERO
-    while True:
-        x = fallback_word(c0, c1, c2, c3, log2_k, q >> _ONE)
-        w = (x >> SHIFT32) if q & _ONE else (x & MASK32)
-        value, accepted = lemire32(w, params[4], params[5])
-        if accepted:
-            return value
-        q += _ONE
-
-
-@_inlined
-def _below64(d, params, table, g, log2_k):
-    """``params``: the key of ``purpose(P_64)``, the range (0: ``2**64``), its threshold."""
-    value, accepted = lemire64(d & MASK32, d >> SHIFT32, params[4], params[5])
-    if accepted:
-        return value
-    c0, c1, c2, c3 = split_key(params[0], params[1], params[2], params[3], g)
-    q = _ZERO
-    while True:
-        x = fallback_word(c0, c1, c2, c3, log2_k, q)
-        value, accepted = lemire64(x & MASK32, x >> SHIFT32, params[4], params[5])
-        if accepted:
-            return value
-        q += _ONE
-
-
-@_inlined
-def _choice(d, params, table, g, log2_k):
-    """``params``: ``m`` and ``S``; ``table``: ``cut``, then ``alias``."""
-    m = params[0]
-    return choice_index(d, m, params[1], table[:m], table[m:])
-
-
 #: The kernels, by the name of their law.
 uniform64_fill = _draw_kernel(64, _of_draw(uniform53))
 uniform32_fill = _draw_kernel(32, _of_draw(uniform24))
 exponential64_fill = _draw_kernel(64, _of_draw(exponential64))
 exponential32_fill = _draw_kernel(32, _of_draw(exponential32))
-normal64_fill = _draw_kernel(64, _normal64)
-below32_fill = _draw_kernel(32, _below32)
-below64_fill = _draw_kernel(64, _below64)
-choice_fill = _draw_kernel(64, _choice)
+normal64_fill = _draw_kernel(64, normal64_of_draw)
+below32_fill = _draw_kernel(32, below32_of_draw)
+below64_fill = _draw_kernel(64, below64_of_draw)
+choice_fill = _draw_kernel(64, choice_of_draw)
 
 
 @njit(cache=True, parallel=True)
@@ -383,3 +333,39 @@ def below_scalars(k0, k1, k2, k3, log2_k, w0, width, span, threshold, out):
                 out[i] = value
                 break
     return used
+
+
+_KERNELS = {"uniform32": (1, uniform32_fill), "uniform64": (2, uniform64_fill),
+            "exponential32": (1, exponential32_fill), "exponential64": (2, exponential64_fill),
+            "normal64": (2, normal64_fill), "below32": (1, below32_fill),
+            "below64": (2, below64_fill), "choice": (2, choice_fill)}
+_NONE = np.zeros(1, np.uint64)
+
+
+def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
+    """Fill the flat NumPy array ``out`` with ``law``'s elements from word ``w0`` of
+    the stream of ``key``; the same protocol as :func:`tandem.backends.tandem_cuda.fill`.
+
+    ``law`` is ``"words"`` or ``"words64"`` (raw draws), ``"normal32"`` or a key
+    of ``_KERNELS``; ``threads`` is the number of CPU threads (by default all,
+    for fills of ``2**16`` elements or more).
+    """
+    n = out.size
+    if n == 0:
+        return out
+    if n < (1 << 16):
+        pieces = 1
+    else:
+        import numba
+
+        pieces = numba.get_num_threads() if threads is None else max(1, int(threads))
+    args = (*(U64(k) for k in key), U64(log2_k), U64(w0))
+    if law in ("words", "words64"):
+        fill_words(*args, out.view(np.uint32), pieces)
+    elif law == "normal32":
+        normal32_fill(*args, out, pieces)
+    else:
+        per, kernel = _KERNELS[law]
+        kernel(*args, out, pieces, _NONE if params is None else params,
+               _NONE if table is None else table, U64(w0 // per))
+    return out

@@ -29,8 +29,8 @@ from ._marks import inline
 from .bijections import MASK32, SHIFT32, U64
 from .fmath import fma, product
 from .fmath32 import log_word32, product32, sincos2pi_word32, sqrt32
-from .tandem8x32 import block_at
-from .uniform import mulhilo64
+from .tandem8x32 import block_at, split_key
+from .uniform import lemire32, lemire64, mulhilo64
 from .ziggurat_tables import F, K_FLOOR, R, W
 
 #: Purposes reserved by the specification for the fallbacks of bounded fills
@@ -202,3 +202,62 @@ def choice_index(d, m, capacity, cut, alias):
     if v < cut[j]:
         return j
     return U64(alias[j])
+
+
+# -- elements of fills ----------------------------------------------------------------
+# ``(d, params, table, g, log2_k) -> value``: element of a fill whose draw is
+# ``d``, the ``g``-th draw of the fill's key, the form every backend's fill
+# kernel maps with.  ``params`` holds the fallback purpose's key first.
+
+@inline
+def normal64_of_draw(d, params, table, g, log2_k):
+    """The Float64 normal; ``params``: the key of ``purpose(P_N64)``; ``table``:
+    :data:`ZIGGURAT_TABLE`."""
+    x, accepted = normal64_fast(d, table)
+    if accepted:
+        return x
+    c0, c1, c2, c3 = split_key(params[0], params[1], params[2], params[3], g)
+    return normal64_miss(c0, c1, c2, c3, log2_k, d, table)
+
+
+@inline
+def below32_of_draw(d, params, table, g, log2_k):
+    """A bounded integer of a 32-bit draw; ``params``: the key of ``purpose(P_32)``,
+    the range and ``(2**32 - range) mod range``.  A rejected draw retries on the
+    32-bit draws of ``split(g)`` of the purpose, from its position 0."""
+    value, accepted = lemire32(d, params[4], params[5])
+    if accepted:
+        return value
+    c0, c1, c2, c3 = split_key(params[0], params[1], params[2], params[3], g)
+    q = _ZERO
+    while True:
+        x = fallback_word(c0, c1, c2, c3, log2_k, q >> _ONE)
+        value, accepted = lemire32((x >> SHIFT32) if q & _ONE else (x & MASK32), params[4],
+                                   params[5])
+        if accepted:
+            return value
+        q += _ONE
+
+
+@inline
+def below64_of_draw(d, params, table, g, log2_k):
+    """A bounded integer of a 64-bit draw; ``params``: the key of ``purpose(P_64)``,
+    the range (0 for ``2**64``) and ``(2**64 - range) mod range``."""
+    value, accepted = lemire64(d & MASK32, d >> SHIFT32, params[4], params[5])
+    if accepted:
+        return value
+    c0, c1, c2, c3 = split_key(params[0], params[1], params[2], params[3], g)
+    q = _ZERO
+    while True:
+        x = fallback_word(c0, c1, c2, c3, log2_k, q)
+        value, accepted = lemire64(x & MASK32, x >> SHIFT32, params[4], params[5])
+        if accepted:
+            return value
+        q += _ONE
+
+
+@inline
+def choice_of_draw(d, params, table, g, log2_k):
+    """A weighted choice; ``params``: ``m`` and ``S``; ``table``: ``cut``, then ``alias``."""
+    m = params[0]
+    return choice_index(d, m, params[1], table[:m], table[m:])

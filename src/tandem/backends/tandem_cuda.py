@@ -1,0 +1,236 @@
+"""Tandem8x32 fills on a CUDA GPU: one thread a chunk.
+
+Thread ``t`` of a fill runs chunk ``c = 8 g + lane`` (``g`` the chunk group,
+``lane = t % 8``): one F, then one step a block, writing block ``j`` of the
+chunk to row ``g K + j``.  The eight threads of a group write one row's
+512 contiguous bytes a step, as 16-byte stores where ``out`` and the fill's
+start allow.  A fill's elements map from its draws by the same functions as
+on the CPU (:mod:`tandem.core.tandem_draws`), misses and rejections included,
+so every bit agrees.
+
+Under ``NUMBA_ENABLE_CUDASIM=1`` the kernels run in Numba's CUDA simulator on
+NumPy arrays, which is how CI tests them.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from numba import cuda
+
+from .. import _twin
+from .cuda import _address, _jitable, _kernel, _stream_of, _threads, store_group
+
+U64 = np.uint64
+_t8 = _twin.module("core.tandem8x32")
+_draws = _twin.module("core.tandem_draws")
+
+
+def _words_of_draw(d, params, table, g, log2_k):
+    return d
+
+
+def _uniform24_of_draw(d, params, table, g, log2_k):
+    return _draws.uniform24(d)
+
+
+def _uniform53_of_draw(d, params, table, g, log2_k):
+    return _draws.uniform53(d)
+
+
+def _exponential32_of_draw(d, params, table, g, log2_k):
+    return _draws.exponential32(d)
+
+
+def _exponential64_of_draw(d, params, table, g, log2_k):
+    return _draws.exponential64(d)
+
+
+for _fn in (_words_of_draw, _uniform24_of_draw, _uniform53_of_draw, _exponential32_of_draw,
+            _exponential64_of_draw):
+    _jitable(_fn)
+
+#: law -> (32-bit words a draw, the element of a draw).
+LAWS = {
+    "words": (1, _words_of_draw),
+    "words64": (2, _words_of_draw),
+    "uniform32": (1, _uniform24_of_draw),
+    "uniform64": (2, _uniform53_of_draw),
+    "exponential32": (1, _exponential32_of_draw),
+    "exponential64": (2, _exponential64_of_draw),
+    "normal64": (2, _draws.normal64_of_draw),
+    "below32": (1, _draws.below32_of_draw),
+    "below64": (2, _draws.below64_of_draw),
+    "choice": (2, _draws.choice_of_draw),
+}
+
+
+def _chunk(k0, k1, k2, k3, log2_k, w0, t):
+    """``(group, lane, state)`` of thread ``t`` of a fill from word ``w0``."""
+    group = (w0 >> (U64(5) + log2_k)) + U64(t >> 3)
+    lane = U64(t & 7)
+    return group, lane, _t8.chunk_start(k0, k1, k2, k3, (group << U64(3)) | lane)
+
+
+_jitable(_chunk)
+
+
+@functools.lru_cache(maxsize=None)
+def _fill_kernel(law):
+    """The kernel of ``law``: element ``i`` from the draw at word ``w0 + per i``."""
+    per, element = LAWS[law]
+
+    @_kernel()
+    def fill(out, k0, k1, k2, k3, log2_k, w0, params, table, vector):
+        n = out.size
+        end = w0 + U64(per * n)
+        group, lane, s = _chunk(k0, k1, k2, k3, log2_k, w0, cuda.grid(1))
+        if (group << (U64(5) + log2_k)) >= end:
+            return
+        o0, o1, o2, o3, h0, h1, h2, h3 = s
+        for j in range(1 << log2_k):
+            o0, o1, o2, o3, h0, h1, h2, h3 = _t8.step(o0, o1, o2, o3, h0, h1, h2, h3)
+            w = ((((group << log2_k) + U64(j)) << U64(3)) | lane) << U64(2)
+            if w + U64(4) <= w0 or w >= end:
+                continue
+            if per == 1:
+                e = np.int64(w) - np.int64(w0)
+                if vector and e >= 0 and e + 4 <= n:
+                    store_group(out, e, (element(o0, params, table, w, log2_k),
+                                         element(o1, params, table, w + U64(1), log2_k),
+                                         element(o2, params, table, w + U64(2), log2_k),
+                                         element(o3, params, table, w + U64(3), log2_k)))
+                    continue
+                words = (o0, o1, o2, o3)
+                for q in range(4):
+                    if 0 <= e + q < n:
+                        out[e + q] = element(words[q], params, table, w + U64(q), log2_k)
+            else:
+                e = (np.int64(w) - np.int64(w0)) >> 1
+                d0 = o0 | (o1 << U64(32))
+                d1 = o2 | (o3 << U64(32))
+                if vector and e >= 0 and e + 2 <= n:
+                    store_group(out, e, (element(d0, params, table, w >> U64(1), log2_k),
+                                         element(d1, params, table, (w >> U64(1)) + U64(1),
+                                                 log2_k)))
+                    continue
+                if 0 <= e < n:
+                    out[e] = element(d0, params, table, w >> U64(1), log2_k)
+                if 0 <= e + 1 < n:
+                    out[e + 1] = element(d1, params, table, (w >> U64(1)) + U64(1), log2_k)
+
+    return fill
+
+
+@functools.lru_cache(maxsize=None)
+def _normal32_kernel():
+    """Box-Muller pairs from an even word ``w0``: elements ``2j, 2j + 1`` from
+    words ``w0 + 2j, w0 + 2j + 1`` (an odd ``out.size`` keeps the last cosine)."""
+
+    @_kernel()
+    def fill(out, k0, k1, k2, k3, log2_k, w0, vector):
+        n = out.size
+        end = w0 + U64(n + (n & 1))
+        group, lane, s = _chunk(k0, k1, k2, k3, log2_k, w0, cuda.grid(1))
+        if (group << (U64(5) + log2_k)) >= end:
+            return
+        o0, o1, o2, o3, h0, h1, h2, h3 = s
+        for j in range(1 << log2_k):
+            o0, o1, o2, o3, h0, h1, h2, h3 = _t8.step(o0, o1, o2, o3, h0, h1, h2, h3)
+            w = ((((group << log2_k) + U64(j)) << U64(3)) | lane) << U64(2)
+            if w + U64(4) <= w0 or w >= end:
+                continue
+            e = np.int64(w) - np.int64(w0)
+            z0, z1 = _draws.box_muller32(o0, o1)
+            z2, z3 = _draws.box_muller32(o2, o3)
+            if vector and e >= 0 and e + 4 <= n:
+                store_group(out, e, (z0, z1, z2, z3))
+                continue
+            values = (z0, z1, z2, z3)
+            for q in range(4):
+                if 0 <= e + q < n:
+                    out[e + q] = values[q]
+
+    return fill
+
+
+@functools.lru_cache(maxsize=None)
+def _pairs_kernel():
+    """Box-Muller pairs of a words array (a fill from an odd word)."""
+
+    @_kernel()
+    def pairs(words, out):
+        j = cuda.grid(1)
+        if 2 * j < out.size:
+            z0, z1 = _draws.box_muller32(U64(words[2 * j]), U64(words[2 * j + 1]))
+            out[2 * j] = z0
+            if 2 * j + 1 < out.size:
+                out[2 * j + 1] = z1
+
+    return pairs
+
+
+def _grid(w0, words, log2_k, threads):
+    """``(blocks, threads)`` for the chunk groups that words ``w0 .. w0 + words`` touch."""
+    shift = 5 + log2_k
+    groups = ((w0 + words - 1) >> shift) - (w0 >> shift) + 1
+    threads = _threads(threads)
+    return (8 * groups + threads - 1) // threads, threads
+
+
+def _vector(out, w0, per):
+    """Whether 16-byte stores line up: ``out`` aligned, the start on a block."""
+    return bool(w0 % 4 == 0 and _address(out) % 16 == 0) and per in (1, 2)
+
+
+def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
+    """Fill ``out`` (a flat CUDA array, or under the simulator a NumPy one) with
+    ``law``'s elements from word ``w0`` of the stream of ``key``.
+
+    Parameters
+    ----------
+    law : str
+        A key of :data:`LAWS`, or ``"normal32"`` (``w0`` even).
+    key : tuple of int
+        The four key words.
+    log2_k : int
+        ``log2(K)``.
+    w0 : int
+        The word of element 0's draw.
+    out : array
+        The output, of the law's dtype.
+    params, table : numpy.ndarray of uint64, optional
+        The law's parameters and table (see :mod:`tandem.core.tandem_draws`).
+    threads : int, optional
+        Threads per CUDA block; never changes a bit.
+    """
+    n = out.size
+    if n == 0:
+        return out
+    args = (*(U64(k) for k in key), U64(log2_k), U64(w0))
+    if law == "normal32" and w0 % 2:  # the pairs straddle blocks: words first
+        words = cuda.device_array(n + (n & 1), np.uint32, stream=_stream_of(out)) \
+            if not isinstance(out, np.ndarray) else np.empty(n + (n & 1), np.uint32)
+        fill("words", key, log2_k, w0, words, threads=threads)
+        per_block = _threads(threads)
+        _pairs_kernel()[((n + 1) // 2 + per_block - 1) // per_block, per_block,
+                        _stream_of(out)](words, out)
+        return out
+    if law == "normal32":
+        blocks, per_block = _grid(w0, n + (n & 1), log2_k, threads)
+        _normal32_kernel()[blocks, per_block, _stream_of(out)](out, *args, _vector(out, w0, 1))
+        return out
+    per, _ = LAWS[law]
+    blocks, per_block = _grid(w0, per * n, log2_k, threads)
+    params = _on_device(np.zeros(1, np.uint64) if params is None else params, out)
+    table = _on_device(np.zeros(1, np.uint64) if table is None else table, out)
+    _fill_kernel(law)[blocks, per_block, _stream_of(out)](out, *args, params, table,
+                                                          _vector(out, w0, per))
+    return out
+
+
+def _on_device(array, like):
+    if isinstance(like, np.ndarray):  # the simulator copies its arguments back
+        return np.array(array)
+    return cuda.to_device(np.ascontiguousarray(array), stream=_stream_of(like))
