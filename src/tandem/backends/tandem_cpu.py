@@ -305,11 +305,13 @@ def normal32_fill(k0, k1, k2, k3, log2_k, w0, out, pieces):
         while s < b:
             m = min(_tile_room(w0, 2, s, tile), b - s)
             take(k0, k1, k2, k3, log2_k, cursor, buf, 0, 2 * m)
-            for i in range(m):
+            whole = min(m, n // 2 - s)  # pairs that keep both halves
+            for i in range(whole):
                 z0, z1 = box_muller32(U64(buf[2 * i]), U64(buf[2 * i + 1]))
                 out[2 * (s + i)] = z0
-                if 2 * (s + i) + 1 < n:
-                    out[2 * (s + i) + 1] = z1
+                out[2 * (s + i) + 1] = z1
+            if whole < m:  # an odd size: the last pair's cosine
+                out[n - 1] = box_muller32(U64(buf[2 * whole]), U64(buf[2 * whole + 1]))[0]
             s += m
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from ._marks import inline
 from .bijections import MASK32, SHIFT32, U64
 from .fmath import fma, product
-from .fmath32 import log_word32, product32, sincos2pi_word32, sqrt32
+from .normal import normal_pair
 from .tandem8x32 import block_at, split_key
 from .uniform import lemire32, lemire64, mulhilo64
 from .ziggurat_tables import F, K_FLOOR, R, W
@@ -182,12 +182,10 @@ def box_muller32(a, b):
     """The Float32 normal pair of the 32-bit draws ``(a, b)``: ``(z0, z1)``.
 
     ``r = sqrt(-2 log(1 - u(a)))``, ``z0 = r cos 2π u(b)``, ``z1 = r sin 2π u(b)``,
-    in f32 (:func:`tandem.core.fmath32.log_word32` of the word whose ``(w + 1)
-    2**-32`` is ``1 - u(a)``, and ``sincos2pi_word32`` of ``u(b)``).
+    in f32: :func:`tandem.core.normal.normal_pair` of the word whose ``(w + 1)
+    2**-32`` is ``1 - u(a)`` and of the word of ``u(b)``.
     """
-    r = sqrt32(log_word32(MASK32 - (a & _TOP24)) * np.float32(-2.0))
-    s, c = sincos2pi_word32(b & _TOP24)
-    return product32(r, c), product32(r, s)
+    return normal_pair(MASK32 - (a & _TOP24), b & _TOP24)
 
 
 @inline
