@@ -64,7 +64,7 @@ def compile_all(progress=True) -> float:
     start = time.perf_counter()
     streams = (tandem.Philox(0), tandem.Threefry(0))
     total = (len(CALLS) + len(parametric.LAWS) + len(parametric.PARTS)) * len(streams) + len(
-        TWO_PARTS)
+        TWO_PARTS) + len(TANDEM_CALLS)
     with _progress.bar(total, "compiling tandem's kernels", progress) as bar:
         for name, args, kwargs in CALLS:
             args = (table,) if args == "table" else args
@@ -87,8 +87,20 @@ def compile_all(progress=True) -> float:
             for n in (1, LEAN_BELOW):
                 getattr(parametric, name)(streams[0], *params, size=n)
             bar.update(1)
+        spec_table = tandem.ChoiceTable([1.0, 2.0])
+        for name, args, kwargs in TANDEM_CALLS:  # tandem.Tandem's kernels
+            args = (spec_table,) if args == "table" else args
+            getattr(tandem.Tandem(0), name)(*args, 2, **kwargs)
+            bar.update(1)
     return time.perf_counter() - start
 
+
+#: tandem.Tandem's fills, one call a kernel.
+TANDEM_CALLS = [("bits", (), {"dtype": np.uint32}), ("random", (), {"dtype": np.float64}),
+                ("random", (), {"dtype": np.float32}), ("below", (10,), {}),
+                ("below", (2**40,), {}), ("normal", (), {"dtype": np.float64}),
+                ("normal", (), {"dtype": np.float32}), ("exponential", (), {}),
+                ("exponential", (), {"dtype": np.float32}), ("choice", "table", {})]
 
 #: Laws of two parts, one call for each function that makes their values
 #: (tandem.core.two_parts), for the Poisson mixture of each mixing kind, and
