@@ -24,7 +24,7 @@ from numba.extending import intrinsic
 
 from .. import core
 from ..core.bijections import MASK32, SHIFT32
-from ..core.tandem8x32 import chunk_start, step
+from ..core.tandem8x32 import CLOCK_ROT, CLOCK_WEYL, LO_ROTATION, chunk_start
 from ..core.tandem_draws import (below32_of_draw, below64_of_draw, box_muller32,
                                  choice_of_draw, exponential32, exponential64, normal64_of_draw,
                                  uniform24, uniform53)
@@ -84,20 +84,63 @@ def _store_row(typingctx, lanes, first, stride, out, at):
     return signature, codegen
 
 
-@_inlined
-def _step_lanes(lanes, count):
-    """One step T of ``count`` lanes, ``lanes[count t + l]`` being word ``t``
-    (``o0 .. o3, h0 .. h3``) of lane ``l``: the lanes of a word are one vector."""
-    for lane in range(count):
-        n0, n1, n2, n3, g0, g1, g2, g3 = step(
-            U64(lanes[lane]), U64(lanes[count + lane]), U64(lanes[2 * count + lane]),
-            U64(lanes[3 * count + lane]), U64(lanes[4 * count + lane]),
-            U64(lanes[5 * count + lane]), U64(lanes[6 * count + lane]),
-            U64(lanes[7 * count + lane]))
-        lanes[lane], lanes[count + lane] = n0, n1
-        lanes[2 * count + lane], lanes[3 * count + lane] = n2, n3
-        lanes[4 * count + lane], lanes[5 * count + lane] = g0, g1
-        lanes[6 * count + lane], lanes[7 * count + lane] = g2, g3
+def _lanes_step(count):
+    """An intrinsic ``step(lanes)``: step T (:func:`tandem.core.tandem8x32.step`) of
+    ``count`` lanes at once, ``lanes[count t + l]`` being word ``t`` (``o0 .. o3,
+    h0 .. h3``) of lane ``l``.
+
+    The CPU's lowering of the step for many lanes: each word of the state is
+    one ``<count x i32>`` vector, so AVX-512 takes 16 lanes an instruction
+    where Numba's 64-bit integers took 8; the products are 64-bit.
+    """
+    @intrinsic
+    def step_lanes(typingctx, lanes):
+        signature = types.void(lanes)
+
+        def codegen(context, builder, sig, args):
+            i32, i64 = ir.IntType(32), ir.IntType(64)
+            words, wide = ir.VectorType(i32, count), ir.VectorType(i64, count)
+            base = context.make_array(sig.args[0])(context, builder, args[0]).data
+
+            def splat(value, vector=words, scalar=i32):
+                return ir.Constant(vector, [ir.Constant(scalar, value)] * count)
+
+            def address(t):
+                return builder.bitcast(builder.gep(base, [ir.Constant(i64, count * t)]),
+                                       words.as_pointer())
+
+            def rotl(x, r):
+                return builder.or_(builder.shl(x, splat(r)), builder.lshr(x, splat(32 - r)))
+
+            def product(a, b):  # the 64-bit product's (high, low) words
+                p = builder.mul(builder.zext(a, wide), builder.zext(b, wide))
+                return builder.trunc(builder.lshr(p, splat(32, wide, i64)), words), \
+                    builder.trunc(p, words)
+
+            o0, o1, o2, o3, h0, h1, h2, h3 = (builder.load(address(t), align=4)
+                                              for t in range(8))
+            hi0, lo0 = product(o0, builder.or_(h0, splat(1)))
+            hi1, lo1 = product(o2, builder.or_(h1, splat(1)))
+            n0 = builder.xor(builder.xor(o1, hi1), lo1)
+            n1 = builder.xor(rotl(lo1, int(LO_ROTATION)), h2)
+            n2 = builder.xor(builder.xor(o3, hi0), lo0)
+            n3 = builder.xor(rotl(lo0, int(LO_ROTATION)), h3)
+            c0 = builder.xor(h0, rotl(h1, CLOCK_ROT[0]))
+            c1 = builder.xor(h1, rotl(h2, CLOCK_ROT[1]))
+            c2 = builder.xor(h2, rotl(h3, CLOCK_ROT[2]))
+            c3 = builder.xor(h3, rotl(c0, CLOCK_ROT[3]))
+            g0 = builder.xor(builder.add(c0, splat(int(CLOCK_WEYL))), n0)
+            for t, value in enumerate((n0, n1, n2, n3, g0, c1, c2, c3)):
+                builder.store(value, address(t), align=4)
+            return context.get_dummy_value()
+
+        return signature, codegen
+
+    return step_lanes
+
+
+_step_group = _lanes_step(_LANES)
+_step_four_groups = _lanes_step(_GROUP_LANES)
 
 
 @njit(cache=True)
@@ -116,7 +159,7 @@ def _start_groups(k0, k1, k2, k3, group, groups, lanes):
 def _rows(lanes, count, out, at):
     """``count`` rows of one chunk group into ``out[at:]``."""
     for r in range(count):
-        _step_lanes(lanes, _LANES)
+        _step_group(lanes)
         _store_row(lanes, 0, _LANES, out, at + ROW_WORDS * r)
 
 
@@ -131,7 +174,7 @@ def _four_groups(k0, k1, k2, k3, log2_k, group, out, at):
     _start_groups(k0, k1, k2, k3, group, 4, lanes)
     k = 1 << log2_k
     for r in range(k):
-        _step_lanes(lanes, _GROUP_LANES)
+        _step_four_groups(lanes)
         for q in range(4):
             _store_row(lanes, _LANES * q, _GROUP_LANES, out, at + ROW_WORDS * (q * k + r))
 

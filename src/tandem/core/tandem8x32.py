@@ -22,6 +22,8 @@ from ._marks import inline
 from .bijections import MASK32, SHIFT32, U64
 
 # SPEC.md section 2.
+#: The rotations of the clock, of ``h1``, ``h2``, ``h3`` and the new ``h0``.
+CLOCK_ROT = (7, 13, 22, 3)
 CLOCK_WEYL = U64(0x9E3779B9)
 LO_ROTATION = U64(16)
 #: The round constants RC[1..8] of F.
@@ -61,10 +63,10 @@ def step(o0, o1, o2, o3, h0, h1, h2, h3):
     n1 = _rotl(lo1, LO_ROTATION) ^ h2
     n2 = o3 ^ (p0 >> SHIFT32) ^ lo0
     n3 = _rotl(lo0, LO_ROTATION) ^ h3
-    c0 = h0 ^ _rotl(h1, U64(7))
-    c1 = h1 ^ _rotl(h2, U64(13))
-    c2 = h2 ^ _rotl(h3, U64(22))
-    c3 = h3 ^ _rotl(c0, U64(3))
+    c0 = h0 ^ _rotl(h1, U64(CLOCK_ROT[0]))
+    c1 = h1 ^ _rotl(h2, U64(CLOCK_ROT[1]))
+    c2 = h2 ^ _rotl(h3, U64(CLOCK_ROT[2]))
+    c3 = h3 ^ _rotl(c0, U64(CLOCK_ROT[3]))
     return n0, n1, n2, n3, ((c0 + CLOCK_WEYL) & MASK32) ^ n0, c1, c2, c3
 
 
