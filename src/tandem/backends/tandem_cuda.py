@@ -21,6 +21,7 @@ from numba import cuda
 
 from .. import _twin
 from .cuda import _address, _jitable, _kernel, _stream_of, _threads, store_group
+from .maps import named
 
 U64 = np.uint64
 _t8 = _twin.module("core.tandem8x32")
@@ -51,18 +52,50 @@ for _fn in (_words_of_draw, _uniform24_of_draw, _uniform53_of_draw, _exponential
             _exponential64_of_draw):
     _jitable(_fn)
 
-#: law -> (32-bit words a draw, the element of a draw).
+
+def _of_words(element):
+    """A block's four values: ``element`` of each 32-bit word."""
+    def values(o0, o1, o2, o3, params, table, w, log2_k):
+        return (element(o0, params, table, w, log2_k),
+                element(o1, params, table, w + U64(1), log2_k),
+                element(o2, params, table, w + U64(2), log2_k),
+                element(o3, params, table, w + U64(3), log2_k))
+
+    return _jitable(named(f"of_words_{element.__name__}", values))
+
+
+def _of_draws(element):
+    """A block's two values: ``element`` of each 64-bit draw."""
+    def values(o0, o1, o2, o3, params, table, w, log2_k):
+        g = w >> U64(1)
+        return (element(o0 | (o1 << U64(32)), params, table, g, log2_k),
+                element(o2 | (o3 << U64(32)), params, table, g + U64(1), log2_k))
+
+    return _jitable(named(f"of_draws_{element.__name__}", values))
+
+
+def _of_pairs(o0, o1, o2, o3, params, table, w, log2_k):
+    """A block's four float32 normals: the Box-Muller pairs of its words."""
+    z0, z1 = _draws.box_muller32(o0, o1)
+    z2, z3 = _draws.box_muller32(o2, o3)
+    return z0, z1, z2, z3
+
+
+_jitable(_of_pairs)
+
+#: law -> (32-bit words an element, a block's values).
 LAWS = {
-    "words": (1, _words_of_draw),
-    "words64": (2, _words_of_draw),
-    "uniform32": (1, _uniform24_of_draw),
-    "uniform64": (2, _uniform53_of_draw),
-    "exponential32": (1, _exponential32_of_draw),
-    "exponential64": (2, _exponential64_of_draw),
-    "normal64": (2, _draws.normal64_of_draw),
-    "below32": (1, _draws.below32_of_draw),
-    "below64": (2, _draws.below64_of_draw),
-    "choice": (2, _draws.choice_of_draw),
+    "words": (1, _of_words(_words_of_draw)),
+    "words64": (2, _of_draws(_words_of_draw)),
+    "uniform32": (1, _of_words(_uniform24_of_draw)),
+    "uniform64": (2, _of_draws(_uniform53_of_draw)),
+    "exponential32": (1, _of_words(_exponential32_of_draw)),
+    "exponential64": (2, _of_draws(_exponential64_of_draw)),
+    "normal64": (2, _of_draws(_draws.normal64_of_draw)),
+    "below32": (1, _of_words(_draws.below32_of_draw)),
+    "below64": (2, _of_draws(_draws.below64_of_draw)),
+    "choice": (2, _of_draws(_draws.choice_of_draw)),
+    "normal32": (1, _of_pairs),  # from an even word
 }
 
 
@@ -78,13 +111,15 @@ _jitable(_chunk)
 
 @functools.lru_cache(maxsize=None)
 def _fill_kernel(law):
-    """The kernel of ``law``: element ``i`` from the draw at word ``w0 + per i``."""
-    per, element = LAWS[law]
+    """The kernel of ``law``: element ``i`` from the words from ``w0 + per i``;
+    ``words`` is the number the fill consumes."""
+    per, values_of = LAWS[law]
+    slots = 4 // per
 
     @_kernel()
-    def fill(out, k0, k1, k2, k3, log2_k, w0, params, table, vector):
+    def fill(out, k0, k1, k2, k3, log2_k, w0, words, params, table, vector):
         n = out.size
-        end = w0 + U64(per * n)
+        end = w0 + words
         group, lane, s = _chunk(k0, k1, k2, k3, log2_k, w0, cuda.grid(1))
         if (group << (U64(5) + log2_k)) >= end:
             return
@@ -94,61 +129,12 @@ def _fill_kernel(law):
             w = ((((group << log2_k) + U64(j)) << U64(3)) | lane) << U64(2)
             if w + U64(4) <= w0 or w >= end:
                 continue
-            if per == 1:
-                e = np.int64(w) - np.int64(w0)
-                if vector and e >= 0 and e + 4 <= n:
-                    store_group(out, e, (element(o0, params, table, w, log2_k),
-                                         element(o1, params, table, w + U64(1), log2_k),
-                                         element(o2, params, table, w + U64(2), log2_k),
-                                         element(o3, params, table, w + U64(3), log2_k)))
-                    continue
-                words = (o0, o1, o2, o3)
-                for q in range(4):
-                    if 0 <= e + q < n:
-                        out[e + q] = element(words[q], params, table, w + U64(q), log2_k)
-            else:
-                e = (np.int64(w) - np.int64(w0)) >> 1
-                d0 = o0 | (o1 << U64(32))
-                d1 = o2 | (o3 << U64(32))
-                if vector and e >= 0 and e + 2 <= n:
-                    store_group(out, e, (element(d0, params, table, w >> U64(1), log2_k),
-                                         element(d1, params, table, (w >> U64(1)) + U64(1),
-                                                 log2_k)))
-                    continue
-                if 0 <= e < n:
-                    out[e] = element(d0, params, table, w >> U64(1), log2_k)
-                if 0 <= e + 1 < n:
-                    out[e + 1] = element(d1, params, table, (w >> U64(1)) + U64(1), log2_k)
-
-    return fill
-
-
-@functools.lru_cache(maxsize=None)
-def _normal32_kernel():
-    """Box-Muller pairs from an even word ``w0``: elements ``2j, 2j + 1`` from
-    words ``w0 + 2j, w0 + 2j + 1`` (an odd ``out.size`` keeps the last cosine)."""
-
-    @_kernel()
-    def fill(out, k0, k1, k2, k3, log2_k, w0, vector):
-        n = out.size
-        end = w0 + U64(n + (n & 1))
-        group, lane, s = _chunk(k0, k1, k2, k3, log2_k, w0, cuda.grid(1))
-        if (group << (U64(5) + log2_k)) >= end:
-            return
-        o0, o1, o2, o3, h0, h1, h2, h3 = s
-        for j in range(1 << log2_k):
-            o0, o1, o2, o3, h0, h1, h2, h3 = _t8.step(o0, o1, o2, o3, h0, h1, h2, h3)
-            w = ((((group << log2_k) + U64(j)) << U64(3)) | lane) << U64(2)
-            if w + U64(4) <= w0 or w >= end:
+            e = (np.int64(w) - np.int64(w0)) // per
+            values = values_of(o0, o1, o2, o3, params, table, w, log2_k)
+            if vector and e >= 0 and e + slots <= n:
+                store_group(out, e, values)
                 continue
-            e = np.int64(w) - np.int64(w0)
-            z0, z1 = _draws.box_muller32(o0, o1)
-            z2, z3 = _draws.box_muller32(o2, o3)
-            if vector and e >= 0 and e + 4 <= n:
-                store_group(out, e, (z0, z1, z2, z3))
-                continue
-            values = (z0, z1, z2, z3)
-            for q in range(4):
+            for q in range(slots):
                 if 0 <= e + q < n:
                     out[e + q] = values[q]
 
@@ -191,7 +177,7 @@ def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
     Parameters
     ----------
     law : str
-        A key of :data:`LAWS`, or ``"normal32"`` (``w0`` even).
+        A key of :data:`LAWS`.
     key : tuple of int
         The four key words.
     log2_k : int
@@ -217,15 +203,12 @@ def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
         _pairs_kernel()[((n + 1) // 2 + per_block - 1) // per_block, per_block,
                         _stream_of(out)](words, out)
         return out
-    if law == "normal32":
-        blocks, per_block = _grid(w0, n + (n & 1), log2_k, threads)
-        _normal32_kernel()[blocks, per_block, _stream_of(out)](out, *args, _vector(out, w0, 1))
-        return out
     per, _ = LAWS[law]
-    blocks, per_block = _grid(w0, per * n, log2_k, threads)
+    words = n + (n & 1) if law == "normal32" else per * n  # a pair's last sine is dropped
+    blocks, per_block = _grid(w0, words, log2_k, threads)
     params = _on_device(np.zeros(1, np.uint64) if params is None else params, out)
     table = _on_device(np.zeros(1, np.uint64) if table is None else table, out)
-    _fill_kernel(law)[blocks, per_block, _stream_of(out)](out, *args, params, table,
+    _fill_kernel(law)[blocks, per_block, _stream_of(out)](out, *args, U64(words), params, table,
                                                           _vector(out, w0, per))
     return out
 
