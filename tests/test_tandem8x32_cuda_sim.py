@@ -9,6 +9,7 @@ the conformance suite itself (``tests/gpu/test_tandem8x32_gpu.py``).
 
 import numpy as np
 import pytest
+from numba import cuda  # a module global: the simulator swaps it inside kernels
 
 import tandem
 from tandem.backends import tandem_cpu, tandem_cuda
@@ -66,3 +67,54 @@ def test_a_miss_and_rejections_are_covered():
     assert not all(fast)
     got = tandem_cuda.fill("normal64", KEY, LOG2_K, 148, np.zeros(40), params, table, threads=32)
     assert got.tobytes() == g.normal(40)[0].tobytes()
+
+
+from test_tandem8x32 import _check, _fill, _fill_cases, _fixture, _gen, _TYPES  # noqa: E402
+
+
+@pytest.fixture
+def on_simulated_gpu(monkeypatch):
+    """Every fill of tandem.Tandem through the CUDA kernels, in the simulator."""
+    monkeypatch.setattr(tandem.tandem8x32, "_backend", lambda out: tandem_cuda)
+
+
+@pytest.mark.parametrize("case", _fill_cases())
+def test_fixture_cases(case, on_simulated_gpu):
+    values, after = _fill(_gen(case), case, case["n"])
+    _check(case, values)
+    if "end" in case:
+        assert after.position == case["end"]
+
+
+@pytest.mark.parametrize("stream", [pytest.param(s, id=s["file"].split("/")[-1])
+                                    for s in _fixture("hashes.json")["streams"]
+                                    if s["bytes"] <= 16384])
+def test_stream_hashes(stream, on_simulated_gpu):
+    import hashlib
+
+    method, dtype = _TYPES[stream["type"]]
+    g = _gen(stream)
+    values, _ = g.chars(stream["n"]) if method == "chars" else getattr(g, method)(
+        stream["n"], dtype=dtype)
+    assert hashlib.sha256(np.ascontiguousarray(values).tobytes()).hexdigest() == \
+        stream["sha256"]
+
+
+def test_tandem_in_a_users_kernel():
+    """tandem.core.for_cuda() gives Tandem's blocks and the spec's draws."""
+    cc = tandem.core.for_cuda()
+    table = np.array(draws.ZIGGURAT_TABLE)
+    params = _params(draws.PURPOSE_NORMAL64)
+
+    @cuda.jit
+    def kernel(out, k0, k1, k2, k3, log2_k):
+        i = cuda.grid(1)
+        if i < out.size:
+            b = np.uint64(i // 2)
+            x0, x1, x2, x3 = cc.tandem8x32.block_at(k0, k1, k2, k3, log2_k, b)
+            d = x0 | (x1 << np.uint64(32)) if i % 2 == 0 else x2 | (x3 << np.uint64(32))
+            out[i] = cc.tandem_draws.normal64_of_draw(d, params, table, np.uint64(i), log2_k)
+
+    out = np.zeros(24)
+    kernel[1, 32](out, *(np.uint64(k) for k in KEY), np.uint64(LOG2_K))
+    assert out.tobytes() == tandem.Tandem.from_key(KEY, 0, 8).normal(24)[0].tobytes()

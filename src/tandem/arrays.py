@@ -72,7 +72,7 @@ def cupy():
     try:
         import cupy
     except ImportError:
-        raise ImportError("device='cuda' needs CuPy: pip install 'tandem-rng[cuda]'") from None
+        raise ImportError("device='cuda' needs CuPy: pip install 'tandem-streams[cuda]'") from None
     return cupy
 
 

@@ -37,7 +37,7 @@ try:
     import dask.array as da
     from dask.base import tokenize
 except ImportError as error:  # pragma: no cover - the extra is part of the tests'
-    raise ImportError("tandem.dask needs Dask: python3 -m pip install 'tandem-rng[dask]'") \
+    raise ImportError("tandem.dask needs Dask: python3 -m pip install 'tandem-streams[dask]'") \
         from error
 
 from . import arrays, multivariate, parametric

@@ -346,7 +346,7 @@ def _figure(**kwargs):
     try:
         from matplotlib.figure import Figure
     except ImportError as e:
-        raise ImportError("plots need matplotlib: pip install 'tandem-rng[docs]'") from e
+        raise ImportError("plots need matplotlib: pip install 'tandem-streams[docs]'") from e
     return Figure(**kwargs)
 
 

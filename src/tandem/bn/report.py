@@ -605,7 +605,7 @@ def _figures(learned, folder):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return "none: matplotlib is not installed (pip install 'tandem-rng[docs]')"
+        return "none: matplotlib is not installed (pip install 'tandem-streams[docs]')"
     result = learned.mcmc
     figures = {
         "traces.png": diagnostics.plot_traces(result.traces, burn_in=result.burn_in),

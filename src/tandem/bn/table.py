@@ -331,7 +331,7 @@ def check_device(device):
         try:
             from numba import cuda
         except ImportError:
-            raise ImportError("device='cuda' needs numba-cuda: pip install 'tandem-rng[cuda]'"
+            raise ImportError("device='cuda' needs numba-cuda: pip install 'tandem-streams[cuda]'"
                               ) from None
         if not cuda.is_available():
             raise RuntimeError("device='cuda': no CUDA GPU is available")
