@@ -161,7 +161,7 @@ def _grid(w0, words, log2_k, threads):
     """``(blocks, threads)`` for the chunk groups that words ``w0 .. w0 + words`` touch."""
     shift = 5 + log2_k
     groups = ((w0 + words - 1) >> shift) - (w0 >> shift) + 1
-    threads = _threads(threads)
+    threads = min(_threads(threads), (8 * groups + 31) // 32 * 32)  # no idle warps
     return (8 * groups + threads - 1) // threads, threads
 
 
