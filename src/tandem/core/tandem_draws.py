@@ -172,7 +172,8 @@ def exponential32(w):
     """The standard exponential of the 32-bit draw ``w``, in f32.
 
     ``L(1 - u)`` of the f32 uniform ``u`` (exact in f64), halved and rounded
-    once to f32: within 0.51 ulp of ``-log(1 - u)``, the same on every target.
+    once to f32: within 0.5 ulp of ``-log(1 - u)`` (0.49999996 measured over all
+    2**24 inputs), the same on every target.
     """
     return np.float32(0.5 * neg2_log(1.0 - np.float64(uniform24(w))))
 
