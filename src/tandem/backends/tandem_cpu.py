@@ -367,9 +367,10 @@ def _draw_kernel(width, value_of, by_rows=False):
                 else:
                     take(k0, k1, k2, k3, log2_k, cursor, buf, 0, per * m)
                     draws = buf if per == 1 else buf.view(np.uint64)
+                    values = out[s:s + m]
                     for i in range(m):
-                        out[s + i] = value_of(U64(draws[i]), params, table, g0 + U64(s + i),
-                                              log2_k)
+                        values[i] = value_of(U64(draws[i]), params, table, g0 + U64(s + i),
+                                             log2_k)
                 s += m
 
     return kernel
@@ -413,10 +414,12 @@ def normal32_fill(k0, k1, k2, k3, log2_k, w0, out, pieces):
             m = min(_tile_room(w0, 2, s, tile), b - s)
             take(k0, k1, k2, k3, log2_k, cursor, buf, 0, 2 * m)
             whole = min(m, n // 2 - s)  # pairs that keep both halves
+            # a view with its own indices: indexing out at 2 (s + i) ran 3x slower
+            both = out[2 * s:2 * (s + whole)]
             for i in range(whole):
                 z0, z1 = box_muller32(U64(buf[2 * i]), U64(buf[2 * i + 1]))
-                out[2 * (s + i)] = z0
-                out[2 * (s + i) + 1] = z1
+                both[2 * i] = z0
+                both[2 * i + 1] = z1
             if whole < m:  # an odd size: the last pair's cosine
                 out[n - 1] = box_muller32(U64(buf[2 * whole]), U64(buf[2 * whole + 1]))[0]
             s += m
