@@ -42,7 +42,6 @@ _LANES = 8
 _GROUP_LANES = 4 * _LANES
 _FIVE = U64(5)
 _ONE = U64(1)
-_ZERO = U64(0)
 _THREE = U64(3)
 
 
