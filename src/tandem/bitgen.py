@@ -36,7 +36,6 @@ import weakref
 import numpy as np
 
 from . import checks
-from .kinds import key_words
 from .stream import POSITION_LIMIT, Stream
 
 #: The purpose whose lanes spawned children take (``docs/spec.md``, Seeds).
@@ -356,8 +355,8 @@ class StreamBitGenerator(np.random.BitGenerator):
             raise OverflowError("a draw passed the end of the stream's lane (2**64 words); "
                                 "use another lane (split) for more")
         if self._state[_EXHAUSTED] == _AT_END:
-            return self._origin.at(POSITION_LIMIT)
-        return self._origin.at(int(self._state[_POSITION]))
+            return self._origin.at_word(POSITION_LIMIT)
+        return self._origin.at_word(int(self._state[_POSITION]))
 
     def where(self):
         """``(origin, position)`` for a caller that holds :attr:`lock`: an object that
@@ -378,10 +377,10 @@ class StreamBitGenerator(np.random.BitGenerator):
         if not isinstance(stream, Stream):
             raise TypeError(f"state must be a tandem Stream or a dict with one under "
                             f"'stream', got {type(stream).__name__}")
-        at_end = stream.position == POSITION_LIMIT
+        at_end = stream.word_position == POSITION_LIMIT
         self._origin = stream.at(0)
-        self._state[:] = [*key_words(stream.key), stream.lane,
-                          0 if at_end else stream.position, _AT_END if at_end else _OPEN,
+        self._state[:] = [*stream.kernel_key, stream.lane,
+                          0 if at_end else stream.word_position, _AT_END if at_end else _OPEN,
                           0, 0, 0, 0, 0, stream.generator]
 
     def _point(self):

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import arrays
 from .kinds import KINDS, Kind, resolve
-from .stream import POSITION_LIMIT, Stream
+from .stream import Stream
 
 
 class Spec(NamedTuple):
@@ -167,7 +167,7 @@ def run(stream: Stream, spec: Spec, size, out=None, threads=None, device=None, b
 
     def check_lane(n):
         end = record.start + width * n
-        if end > POSITION_LIMIT:
+        if end > stream.word_limit:
             raise ValueError(f"size: the fill needs words up to {end}, past the end of the "
                              "lane (2**64 words)")
 
@@ -177,7 +177,7 @@ def run(stream: Stream, spec: Spec, size, out=None, threads=None, device=None, b
         backend_for(backend or target.device).fill(record, target.flat, threads)
         if finish is not None:
             finish(target.array)
-    return target.result(), stream.at(end)
+    return target.result(), stream.at_word(end)
 
 
 def run_at(stream: Stream, spec: Spec, index, threads=None, device=None, backend=None,
@@ -188,7 +188,7 @@ def run_at(stream: Stream, spec: Spec, index, threads=None, device=None, backend
     check_threads(threads)
     flat, shape, device = arrays.index_array(index, device)
     record = resolve(stream, *spec[:3])
-    if flat.size and record.start + spec.kind.width * (int(flat.max()) + 1) > POSITION_LIMIT:
+    if flat.size and record.start + spec.kind.width * (int(flat.max()) + 1) > stream.word_limit:
         raise ValueError("index reaches past the end of the lane (2**64 words)")
     target = arrays.output(flat.size, None, spec.dtype, device)
     values = target.array.reshape(shape)

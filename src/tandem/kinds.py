@@ -316,24 +316,18 @@ class FillRecord:
                           self.retry_key, self.table)
 
 
-def key_words(key) -> tuple:
-    """A stream's key as four words (a Philox key's last two are zero)."""
-    return tuple(key) + (0,) * (4 - len(key))
-
-
 def resolve(stream, kind: Kind, params=(0, 0, 0), table=None) -> FillRecord:
     """The :class:`FillRecord` of ``kind`` with parameter words ``params`` that
     starts at ``stream``'s position, rounded up to the kind's width.
 
     ``stream`` is a :class:`tandem.Stream` (read through its attributes and
-    ``sub``/``split``, so this module does not import it).
+    ``continuation``, so this module does not import it).
     """
-    key = key_words(stream.key)
     retry_key = (0, 0, 0, 0)
     if kind.purpose is not None:
-        retry_key = key_words(stream.sub(kind.purpose).split(0).key)
-    start = -(-stream.position // kind.width) * kind.width
-    return FillRecord(kind.name, stream.generator, key, stream.lane, start,
+        retry_key = stream.continuation(kind.purpose).kernel_key
+    start = -(-stream.word_position // kind.width) * kind.width
+    return FillRecord(kind.name, stream.generator, stream.kernel_key, stream.lane, start,
                       tuple(int(p) for p in params), retry_key,
                       kind.table if table is None else table)
 

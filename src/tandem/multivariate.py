@@ -221,7 +221,7 @@ def dirichlet(stream, alpha, size=None, *, threads=None, device=None, backend=No
         if tail[0] == 0:  # every alpha 0: every component 0, as NumPy's
             values[:] = 0.0
         words = 8 * (k - 1) * rows
-    return values.reshape(shape + (k,)), stream.at(base.position + words)
+    return values.reshape(shape + (k,)), stream.at_word(base.word_position + words)
 
 
 def multinomial(stream, n, pvals, size=None, *, threads=None, device=None, backend=None):
@@ -265,4 +265,4 @@ def multinomial(stream, n, pvals, size=None, *, threads=None, device=None, backe
     if rows:
         engine.backend_for(backend or device).multinomial_rows(
             resolve(base, KINDS["binomial64"]), n, xp.asarray(p), counts, threads)
-    return counts.reshape(shape + (k,)), stream.at(base.position + 4 * (k - 1) * rows)
+    return counts.reshape(shape + (k,)), stream.at_word(base.word_position + 4 * (k - 1) * rows)

@@ -1,7 +1,8 @@
 """The oracle: the stream contract in plain NumPy, slow and obviously right.
 
 Written apart from ``tandem.core`` on purpose: the bijections here are array
-code transcribed from Random123's ``philox.h`` and ``threefry.h``, and the
+code transcribed from Random123's ``philox.h`` and ``threefry.h`` and from
+the tandem specification's ``SPEC.md`` (sections 3, 4 and 6), and the
 value maps and misses are transcribed from ``docs/spec.md``; only the math
 functions (pinned by their accuracy tests) and the ziggurat tables (pinned
 by their own checks) come from ``tandem.core``.  Each :class:`tandem.kinds.Kind`
@@ -78,9 +79,77 @@ def threefry4x32(counter, key, rounds=20):
     return np.stack(x, axis=-1).astype(np.uint32)
 
 
+# Tandem8x32, SPEC.md sections 2 to 6.
+_TANDEM = 2
+_TANDEM_RC = (0xD17CC1B7, 0xA7220A94, 0xFE13ABE8, 0xFA9A6EE0,
+              0xEDB14ACC, 0x9E21C820, 0xFF28B1D5, 0xEF5DE2B0)
+_TANDEM_OWN_LANE = 2**64 - 1
+
+
+def _rotl32(x, r):
+    return ((x << np.uint64(r)) | (x >> np.uint64(32 - r))) & M32
+
+
+def _tandem_step(o, h):
+    """Step T on arrays: ``o' = mix(o, h)``, ``h' = clock(h)`` with ``o'0`` fed back."""
+    p0, p1 = o[0] * (h[0] | np.uint64(1)), o[2] * (h[1] | np.uint64(1))
+    lo0, lo1 = p0 & M32, p1 & M32
+    mixed = [o[1] ^ (p1 >> np.uint64(32)) ^ lo1, _rotl32(lo1, 16) ^ h[2],
+             o[3] ^ (p0 >> np.uint64(32)) ^ lo0, _rotl32(lo0, 16) ^ h[3]]
+    q0 = h[0] ^ _rotl32(h[1], 7)
+    q1 = h[1] ^ _rotl32(h[2], 13)
+    q2 = h[2] ^ _rotl32(h[3], 22)
+    q3 = h[3] ^ _rotl32(q0, 3)
+    return mixed, [((q0 + np.uint64(0x9E3779B9)) & M32) ^ mixed[0], q1, q2, q3]
+
+
+def _tandem_f(key, counter, domain, aux):
+    """``F(key, counter, domain, aux)`` on arrays of counters: ``(o, h)``."""
+    counter = _u64(counter)
+    o = [counter & M32, counter >> np.uint64(32), np.full_like(counter, domain),
+         np.full_like(counter, aux)]
+    h = [np.full_like(counter, k) for k in key]
+    for rc in _TANDEM_RC:
+        o, h = _tandem_step(o, h)
+        o[0] = o[0] ^ np.uint64(rc)
+        o, h = h, o
+    return o, h
+
+
+def tandem_words(key, log2_k, positions):
+    """Words at ``positions`` (uint64 array) of the Tandem8x32 stream of ``key``."""
+    positions = _u64(positions)
+    r = positions >> np.uint64(5)  # the 1024-bit row
+    j = r & np.uint64((1 << log2_k) - 1)
+    c = ((r >> np.uint64(log2_k)) << np.uint64(3)) | ((positions >> np.uint64(2)) & np.uint64(7))
+    o, h = _tandem_f(key, c, 0x9E3779B9, 0x94D049BB)
+    exposed = [np.zeros_like(positions) for _ in range(4)]
+    for step in range(int(j.max(initial=0)) + 1):
+        o, h = _tandem_step(o, h)
+        here = j == np.uint64(step)
+        for t in range(4):
+            exposed[t] = np.where(here, o[t], exposed[t])
+    t = (positions & np.uint64(3)).astype(np.intp)
+    return np.choose(t, exposed).astype(np.uint64)
+
+
+def _tandem_lane_words(key, lane, positions):
+    """Words of the generator axis's Tandem8x32 (``tandem.core.tandem8x32.lane_block_at``):
+    the first key word carries ``log2(K)`` above bit 32; a lane other than the own
+    one is ``split(lane)``, half ``lane & 1`` of ``F(key, lane >> 1, DOMAIN_SPLIT, 0)``."""
+    log2_k = int(key[0]) >> 32
+    key = (int(key[0]) & 0xFFFFFFFF,) + tuple(int(k) for k in key[1:])
+    if lane != _TANDEM_OWN_LANE:
+        o, h = _tandem_f(key, np.array([lane >> 1], np.uint64), 0xBB67AE85, 0)
+        key = tuple(int(x[0]) for x in (h if lane & 1 else o))
+    return tandem_words(key, log2_k, positions)
+
+
 def words(generator, key, lane, positions):
     """Words at ``positions`` (uint64 array) of ``lane``, as uint64."""
     positions = _u64(positions)
+    if generator == _TANDEM:
+        return _tandem_lane_words(key, int(lane), positions)
     b = positions >> np.uint64(2)
     lane = np.uint64(lane)
     counter = np.stack([b & M32, b >> np.uint64(32),

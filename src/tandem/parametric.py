@@ -34,7 +34,6 @@ from . import arrays, engine
 from .distributions import integer_dtype
 from .core import binomial, poisson, vonmises
 from .kinds import KINDS, Real, resolve
-from .stream import POSITION_LIMIT
 
 _F64 = np.dtype(np.float64)
 
@@ -408,7 +407,7 @@ def _fill_each(stream, kind, words, names, size, out, dtype, threads, device=Non
     record = resolve(stream, kind)
 
     def check_lane(n):
-        if record.start + kind.width * n > POSITION_LIMIT:
+        if record.start + kind.width * n > stream.word_limit:
             raise ValueError("size: the fill needs words past the end of the lane (2**64)")
 
     target = arrays.output(None if out is not None else target_shape, out, dtype,
@@ -418,7 +417,7 @@ def _fill_each(stream, kind, words, names, size, out, dtype, threads, device=Non
         index = arrays.module(target.device).arange(n, dtype=np.uint64)
         _addressed_each(stream, kind, regimes, index, _each(words, target_shape),
                         target.array.reshape(-1), threads, backend or target.device)
-    return target.result(), stream.at(record.start + kind.width * n)
+    return target.result(), stream.at_word(record.start + kind.width * n)
 
 
 def _addressed_each(stream, kind, regimes, index, each, out, threads, backend):
@@ -520,7 +519,7 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
     flat, shape, device = arrays.index_array(index, device)
     _fits(words[0].shape, shape, "index", names)
     record = resolve(stream, kind)
-    if flat.size and record.start + kind.width * (int(flat.max()) + 1) > POSITION_LIMIT:
+    if flat.size and record.start + kind.width * (int(flat.max()) + 1) > stream.word_limit:
         raise ValueError("index reaches past the end of the lane (2**64 words)")
     values = arrays.module(device).empty(flat.size, dtype=_dtype(name))
     if flat.size:
@@ -577,7 +576,7 @@ def _composed(stream, size, first, second, combine=None, device=None, threads=No
         if combine is not None:
             values = _two_part_values(*combine, a, values, xp, threads, backend)
     return (values[()] if size is None and not params_shape else values,
-            stream.at(base.position + _COMPOSED_WORDS * n))
+            stream.at_word(base.word_position + _COMPOSED_WORDS * n))
 
 
 def _two_part_values(name, params, a, b, xp, threads, backend):
@@ -608,10 +607,10 @@ def block_layout(stream, size, params_shape, names, words=_COMPOSED_WORDS):
     shape = params_shape if shape is None else tuple(shape)
     _fits(params_shape, shape, "size", names)
     n = int(np.prod(shape, dtype=np.int64))
-    start = -(-stream.position // 4) * 4
-    if start + words * n > POSITION_LIMIT:
-        raise ValueError("size: the fill needs words past the end of the lane (2**64)")
-    return shape, n, stream.at(start)
+    start = -(-stream.word_position // 4) * 4
+    if start + words * n > stream.word_limit:
+        raise ValueError("size: the fill needs words past the end of the lane")
+    return shape, n, stream.at_word(start)
 
 
 def standard_t(stream, df, size=None, *, device=None, threads=None, backend=None):
@@ -691,7 +690,7 @@ def _poisson_mixture(stream, size, mixing, device, backend, threads):
     engine.backend_for(backend or arrays.check_device(device) or "cpu").poisson_mixture_fill(
         mixing_record, poisson_record, arrays.flat(values), _LAM_MAX, poisson.INVERSION_BELOW,
         threads)
-    return (values[()] if size is None else values), stream.at(base.position + _COMPOSED_WORDS * n)
+    return (values[()] if size is None else values), stream.at_word(base.word_position + _COMPOSED_WORDS * n)
 
 
 def wald(stream, mean, scale, size=None, *, device=None, threads=None, backend=None):
@@ -751,7 +750,7 @@ def beta(stream, a, b, size=None, *, device=None, threads=None, backend=None):
         values = beta_at(base, xp.arange(n, dtype=np.uint64), a, b, device, threads,
                          backend).reshape(shape)
     return (values[()] if size is None and not params_shape else values,
-            stream.at(base.position + _COMPOSED_WORDS * n))
+            stream.at_word(base.word_position + _COMPOSED_WORDS * n))
 
 
 def beta_at(base, elements, a, b, device="cpu", threads=None, backend=None):

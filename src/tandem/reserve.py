@@ -21,7 +21,6 @@ from typing import Callable, Hashable, Optional
 
 import numpy as np
 
-from .stream import POSITION_LIMIT
 
 #: Calls of at most this many elements are served from the reserve.
 LARGEST_CALL = 256
@@ -108,11 +107,12 @@ class Reserve:
         capacity = min(CAPACITY, max(n, 2 * self.capacity if same else n))
         if same:  # stay inside the lane
             capacity = max(n, min(capacity,
-                                  (POSITION_LIMIT - 1 - stream.position) // self.stride))
+                                  (stream.word_limit - 1 - stream.word_position)
+                                  // self.stride))
         values, after = fill(stream, *args, size=capacity, **kwargs)
-        stride, rest = divmod(after.position - stream.position, capacity)
+        stride, rest = divmod(after.word_position - stream.word_position, capacity)
         self.key = None
-        if (rest or not stride or after.position >= POSITION_LIMIT
+        if (rest or not stride or after.word_position >= stream.word_limit
                 or not isinstance(values, np.ndarray) or values.shape != (capacity,)):
             self.capacity, self.refused = 0, key
             return False

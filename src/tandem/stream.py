@@ -247,6 +247,29 @@ class Stream:
         return self._from_checked(self._key, self._lane,
                                   _as_uint(position, "position", POSITION_LIMIT + 1))
 
+    # -- the engine's view: 32-bit words, kernel key words ---------------
+    #: The end of the lane in words: no fill's words reach past it.
+    word_limit: int = POSITION_LIMIT
+
+    @property
+    def word_position(self) -> int:
+        """The index of the next 32-bit word (here the position itself)."""
+        return self._position
+
+    def at_word(self, w: int) -> "Stream":
+        """The same stream at word ``w`` (here :meth:`at`)."""
+        return self.at(w)
+
+    @property
+    def kernel_key(self) -> tuple:
+        """The four key words that kernels take (a Philox key's last two are zero)."""
+        return self._key + (0,) * (4 - len(self._key))
+
+    def continuation(self, purpose) -> "Stream":
+        """The stream whose lane ``g`` continues a rejected draw at word ``g`` of a
+        law with ``purpose``: ``sub(purpose).split(0)``."""
+        return self.sub(purpose).split(0)
+
     # -- fills (tandem.distributions and tandem.sampling do the work) -------
     # Every fill takes ``out`` (a NumPy or CUDA array to write into),
     # ``threads`` (CPU threads, or threads per CUDA block) and ``device``

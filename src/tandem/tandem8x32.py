@@ -21,9 +21,10 @@ import numpy as np
 from .core import tandem8x32 as _t
 from .core import tandem_draws as _draws
 from .arrays import cupy
-from .stream import _as_uint, _seed_key, purpose_word
+from .stream import Stream, _as_uint, _seed_key, purpose_word
 
 _U = np.uint64
+_OWN = int(_t.OWN_LANE)
 #: Constructors take positions below this (SPEC.md section 5).
 START_LIMIT = 2**63
 _END_LIMIT = 2**64
@@ -85,8 +86,16 @@ def _result(flat, shape, out):
     return out if out is not None else _shaped(flat, shape)
 
 
-class Tandem:
+class Tandem(Stream):
     """A Tandem8x32 stream: ``(key, position, K)``.
+
+    Its own draws (raw bits, uniforms, bounded integers, normals,
+    exponentials, weighted choice) are the specification's.  Every other law
+    of tandem (``tandem.Generator``'s, :mod:`tandem.parametric`'s) reads it as
+    a :class:`tandem.Stream` of 32-bit words: its lane is
+    ``OWN_LANE`` (a Tandem stream has none; ``split`` makes children) and a
+    rejected draw at word ``g`` continues on ``split(g)`` of the law's
+    purpose (``docs/spec.md``, Tandem8x32).
 
     Parameters
     ----------
@@ -119,7 +128,12 @@ class Tandem:
     (0.9829130398628935, 64)
     """
 
-    __slots__ = ("_key", "_position", "_log2_k")
+    __slots__ = ("_log2_k",)
+    generator = _t.TANDEM
+    key_words = 4
+    rounds = 8
+    #: The end of the stream in words (its bits stay below ``2**64``).
+    word_limit = (_END_LIMIT - 1) // 32
 
     def __init__(self, seed=None, *, K: int = 32):
         if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
@@ -128,7 +142,7 @@ class Tandem:
             key = tuple(int(k) for k in key)
         else:
             key = _seed_key(seed, 4)
-        self._key, self._position, self._log2_k = key, 0, _log2_chunk(K)
+        self._key, self._lane, self._position, self._log2_k = key, _OWN, 0, _log2_chunk(K)
 
     @classmethod
     def from_key(cls, key, position: int = 0, K: int = 32) -> "Tandem":
@@ -148,7 +162,7 @@ class Tandem:
     @classmethod
     def _of(cls, key, position, log2_k):
         stream = object.__new__(cls)
-        stream._key, stream._position, stream._log2_k = key, position, log2_k
+        stream._key, stream._lane, stream._position, stream._log2_k = key, _OWN, position, log2_k
         return stream
 
     # -- value semantics --------------------------------------------------
@@ -192,6 +206,30 @@ class Tandem:
 
     def _moved(self, position):
         return self._of(self._key, position, self._log2_k)
+
+    def skip(self, n: int) -> "Tandem":
+        """The same key ``n`` bits further on (``n`` may be negative)."""
+        return self.at(self._position + operator.index(n))
+
+    # -- the engine's view (tandem.Stream) ----------------------------------
+    @property
+    def word_position(self) -> int:
+        """The index of the next whole 32-bit word: the bit position rounded up."""
+        return -(-self._position // 32)
+
+    def at_word(self, w: int) -> "Tandem":
+        """The same key at the start of word ``w``."""
+        return self._moved(32 * w)
+
+    @property
+    def kernel_key(self) -> tuple:
+        """The key words with ``log2(K)`` above bit 32 of the first
+        (:func:`tandem.core.tandem8x32.lane_block_at`)."""
+        return (self._key[0] | self._log2_k << 32,) + self._key[1:]
+
+    def continuation(self, purpose) -> "Tandem":
+        """``sub(purpose)``, whose ``split(g)`` continues a rejected draw at word ``g``."""
+        return self.sub(purpose)
 
     # -- children (SPEC.md section 6) ------------------------------------
     def split(self, i: int) -> "Tandem":

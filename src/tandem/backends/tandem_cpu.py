@@ -276,6 +276,35 @@ def take(k0, k1, k2, k3, log2_k, cursor, out, at, count):
     where[1] = U64(i)
 
 
+@njit(cache=True)
+def tile_blocks(k0, k1, k2, k3, log2_k, first, count, words, tile):
+    """Blocks ``first .. first + count - 1`` into a tile of the CPU kernels
+    (:mod:`tandem.backends.tiles`): word ``t`` of the ``i``-th block to
+    ``words[t * tile + i]``.
+
+    A row's eight blocks are the eight lanes' exposed words, already in the
+    tile's lane-major order: no transpose.  A tile that starts inside a
+    chunk steps to its row first, so it costs up to ``K - 1`` steps more.
+    """
+    lanes = np.empty(8 * _LANES, np.uint32)
+    k = U64(1) << log2_k
+    end = first + count
+    b = first
+    while b < end:
+        r = b >> _THREE
+        j = r & (k - _ONE)
+        if b == first or j == 0:
+            _start_groups(k0, k1, k2, k3, r >> log2_k, 1, lanes)
+            for _ in range(j):
+                _step_group(lanes)
+        _step_group(lanes)
+        row_end = min(end, (r + _ONE) << _THREE)
+        for t in range(4):
+            for c in range(b, row_end):
+                words[U64(t) * tile + (c - first)] = lanes[U64(t * _LANES) + (c & U64(7))]
+        b = row_end
+
+
 @njit(cache=True, parallel=True)
 def fill_words(k0, k1, k2, k3, log2_k, w0, out, pieces):
     """Words ``w0 .. w0 + out.size - 1`` into ``out`` (uint32), in ``pieces`` ranges."""

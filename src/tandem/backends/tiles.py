@@ -29,7 +29,10 @@ from numba import carray, cfunc, types
 from numba.extending import intrinsic
 
 from .. import core
+from ..core.bijections import MASK32
 from ..core.generators import GENERATORS
+from ..core.tandem8x32 import K_SHIFT, TANDEM
+from . import tandem_cpu
 
 core.register()
 
@@ -42,6 +45,8 @@ TILE_BLOCKS = 512
 #: The dtype of a tile's words: 32 bits, half the traffic of uint64 words.
 WORD = np.uint32
 _T = U64(TILE_BLOCKS)
+_MASK32 = U64(MASK32)
+_K_SHIFT = U64(K_SHIFT)
 
 _U64 = types.uint64
 _U64S = types.CPointer(_U64)
@@ -90,6 +95,21 @@ def _across(block_at):
     return across
 
 
+def _tandem_run(k0, k1, k2, k3, lane, first, count, out):
+    """Tandem8x32's ``run`` (of its own lane, the only one a fill reads): rows
+    eight lanes at a time.  Its ``log2(K)`` travels above bit 32 of ``k0``
+    (:func:`tandem.core.tandem8x32.lane_block_at`)."""
+    tandem_cpu.tile_blocks(k0 & _MASK32, k1, k2, k3, k0 >> _K_SHIFT, first, count,
+                           carray(out, 4 * TILE_BLOCKS), _T)
+
+
+def _factory(generator, name):
+    """The Python function of ``generator``'s tile function ``name``."""
+    if generator == TANDEM and name == "run":
+        return _tandem_run
+    return _FACTORIES[name](GENERATORS[generator].block_at)
+
+
 _FACTORIES = {"run": _run, "gather": _gather, "across": _across}
 _COMPILED = {}  # keeps the compiled functions alive
 
@@ -115,7 +135,7 @@ def address(generator: int, name: str) -> np.uint64:
     >>> address(0, "run") != 0
     True
     """
-    fn = cfunc(_SIGNATURES[name], cache=True)(_FACTORIES[name](GENERATORS[generator].block_at))
+    fn = cfunc(_SIGNATURES[name], cache=True)(_factory(generator, name))
     _COMPILED[generator, name] = fn
     return U64(fn.address)
 

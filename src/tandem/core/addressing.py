@@ -11,6 +11,7 @@ Guaranteed across versions: this layout.
 
 from ._marks import inline
 from .bijections import MASK32, SHIFT32, U64, block, philox4x32, threefry4x32
+from .tandem8x32 import TANDEM, lane_block_at
 
 TWO = U64(2)
 THREE = U64(3)
@@ -30,7 +31,9 @@ def threefry_block_at(k0, k1, k2, k3, lane, b):
 
 
 def block_at(generator, k0, k1, k2, k3, lane, b):
-    """The four words of block ``b`` of ``lane`` for either generator (a call)."""
+    """The four words of block ``b`` of ``lane`` for any generator (a call)."""
+    if generator == TANDEM:
+        return lane_block_at(k0, k1, k2, k3, lane, b)
     return block(generator, b & MASK32, b >> SHIFT32, lane & MASK32, lane >> SHIFT32,
                  k0, k1, k2, k3)
 

@@ -2,16 +2,16 @@
 
 As JAX's ``PRNGImpl``: a backend that fills by blocks needs a generator's
 block function and nothing else about it; key derivation (``sub``,
-``split``) is the same construction over every generator's bijection
-(:mod:`tandem.core.derivation`), and so is the addressing of words
-(:mod:`tandem.core.addressing`).  Adding a generator is one bijection, one
-case of :func:`tandem.core.bijections.block` and one record here; no law
-and no kernel names one.
+``split``) is the same construction over Philox's and Threefry's bijections
+(:mod:`tandem.core.derivation`), and Tandem8x32's is its specification's
+(:mod:`tandem.core.tandem8x32`).  Adding a generator is one block function,
+one case of :func:`tandem.core.addressing.block_at` and one record here; no
+law and no kernel names one.
 """
 
 from typing import Callable, NamedTuple
 
-from . import addressing, bijections
+from . import addressing, bijections, tandem8x32
 
 
 class GeneratorImpl(NamedTuple):
@@ -43,5 +43,9 @@ PHILOX = GeneratorImpl("philox4x32-10", bijections.PHILOX, 2, bijections.PHILOX_
                        addressing.philox_block_at)
 THREEFRY = GeneratorImpl("threefry4x32-20", bijections.THREEFRY, 4, bijections.THREEFRY_ROUNDS,
                          addressing.threefry_block_at)
+#: Tandem8x32 of the tandem specification, for the laws it does not state
+#: (its own draws are :mod:`tandem.core.tandem_draws`); the key words are
+#: kernel key words (:func:`tandem.core.tandem8x32.lane_block_at`).
+TANDEM = GeneratorImpl("tandem8x32", tandem8x32.TANDEM, 4, 8, tandem8x32.lane_block_at)
 #: Every generator, indexed by ``Stream.generator``.
-GENERATORS = (PHILOX, THREEFRY)
+GENERATORS = (PHILOX, THREEFRY, TANDEM)

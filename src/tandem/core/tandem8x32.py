@@ -37,6 +37,14 @@ DOMAIN_SEED = U64(0xA54FF53A)
 AUX_STREAM = U64(0x94D049BB)
 #: The largest chunk length; ``K`` is a power of two in ``[1, MAX_K]``.
 MAX_K = 65536
+#: ``Stream.generator`` of Tandem8x32, and its case of
+#: :func:`tandem.core.addressing.block_at` (Philox is 0, Threefry 1).
+TANDEM = 2
+#: The lane of :func:`lane_block_at` that reads the key's own stream; every
+#: other lane ``g`` reads ``split(g)`` (a draw's word index never reaches it).
+OWN_LANE = U64(0xFFFFFFFFFFFFFFFF)
+#: Bit of the first kernel key word where ``log2(K)`` travels (see :func:`lane_block_at`).
+K_SHIFT = U64(32)
 
 _ZERO = U64(0)
 _ONE = U64(1)
@@ -125,6 +133,23 @@ def word_at(k0, k1, k2, k3, log2_k, w):
     if t == 2:
         return x2
     return x3
+
+
+def lane_block_at(k0, k1, k2, k3, lane, b):
+    """Block ``b`` of ``lane``: the generator-axis face of Tandem8x32.
+
+    The laws of tandem that the specification does not state read Tandem
+    streams through the block interface of Philox and Threefry
+    (:mod:`tandem.core.generators`).  There a key travels as four *kernel key
+    words*: the four key words, with ``log2(K)`` above bit 32 of the first.
+    Lane :data:`OWN_LANE` is the key's own stream; lane ``g`` is ``split(g)``
+    of the key, at position 0 (where a rejected draw continues).
+    """
+    log2_k = k0 >> K_SHIFT
+    k0 = k0 & MASK32
+    if lane != OWN_LANE:
+        k0, k1, k2, k3 = split_key(k0, k1, k2, k3, lane)
+    return block_at(k0, k1, k2, k3, log2_k, b)
 
 
 def _half(s, which):

@@ -36,7 +36,6 @@ import numpy as np
 from numba import cuda
 
 from .. import arrays, core, distributions
-from ..kinds import key_words
 from ..stream import purpose_word
 from .filter import FilterStreams, _count, _observations
 from .models import LinearGaussian
@@ -298,7 +297,7 @@ def _jitable():
 
 def _split_keys(streams):
     """The key words of every ``split`` lane of each of the three streams."""
-    return np.array([key_words(s.split(0).key) for s in streams], dtype=np.uint64)
+    return np.array([s.split(0).kernel_key for s in streams], dtype=np.uint64)
 
 
 def batch_filters(root, model, observations, n_particles, *, resampling="systematic",
