@@ -60,6 +60,20 @@ def test_each_tile_function_gives_the_generators_blocks(generator):
     assert np.array_equal(got, want)
 
 
+@pytest.mark.parametrize("log2_k", [0, 5, 7])
+def test_tandem_run_crosses_chunks_and_rows_as_the_specification_orders_them(log2_k):
+    """Tandem8x32's run (rows of eight lanes, restarted at each chunk group) against
+    the oracle's transcription of SPEC.md section 4, its own lane and a split
+    child's, from a block inside a row and a chunk."""
+    key = np.array([KEY[0] | log2_k << 32, *KEY[1:]], dtype=np.uint64)
+    first = U64(8 * 45 + 3)
+    for lane in (generators.tandem8x32.OWN_LANE, U64(6)):
+        positions = 4 * first + np.arange(4 * T, dtype=U64)
+        want = oracle.words(2, tuple(int(k) for k in key), lane, positions).reshape(T, 4)
+        got = _rows(_tile(tiles.address(2, "run"), key, lane, first, U64(T)), T)
+        assert np.array_equal(got, want)
+
+
 def test_a_tile_function_writes_count_blocks_and_no_more():
     key = np.array(KEY, dtype=np.uint64)
     words = _tile(tiles.address(0, "run"), key, U64(0), U64(0), U64(T - 1))

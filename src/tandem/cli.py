@@ -49,7 +49,7 @@ def _rate(fill, n, repeats=3):
 def demo(out=sys.stdout):
     """A short tour on embedded defaults; returns 0 when every check passes."""
     import tandem
-    from tandem import distributions
+    from tandem import distributions, parametric
 
     say = lambda *a: print(*a, file=out)  # noqa: E731
     ok = True
@@ -59,14 +59,14 @@ def demo(out=sys.stdout):
     ok &= passed == total
     say(f"1. Random123 known-answer vectors (Philox4x32, Threefry4x32): {passed}/{total} passed")
 
-    root = tandem.Philox(123456)
-    say(f"\n2. Streams: root = {root!r}")
+    root = tandem.Tandem(123456)
+    say(f"\n2. Streams of the tandem specification's Tandem8x32: root = {root!r}")
     say(f"   root.sub('propagation') = {root.sub('propagation')!r}")
     say(f"   root.split(7)          = {root.split(7)!r}")
 
-    stream = root.sub("demo").at(3)
+    stream = root.sub("demo").at(96)
     n = 100_003
-    say(f"\n3. Same values on every backend, cut and thread count ({n} f64 from position 3):")
+    say(f"\n3. Same values on every backend, cut and thread count ({n} f64 from bit 96):")
     whole, _ = stream.random(n)
     reference, _ = distributions.random(stream, n, backend="reference")
     head, rest = stream.random(40_001, threads=1)
@@ -82,22 +82,30 @@ def demo(out=sys.stdout):
         say(f"   {label}: {'yes' if good else 'NO'}")
 
     normals = stream.sub("normal")
-    say("\n4. Normals (f64 ziggurat, f32 Box-Muller) and weighted choice, 2000 each:")
+    say("\n4. The specification's normals (f64 ziggurat, f32 Box-Muller), weighted choice "
+        "(Appendix C) and gamma (tandem's rule on Tandem words), 2000 each:")
+
+    def cut_equals_whole(draw):
+        values, _ = draw(normals, 2000)
+        first, middle = draw(normals, 1000)
+        return values, np.array_equal(np.concatenate([first, draw(middle, 1000)[0]]), values)
+
     for dtype in (np.float64, np.float32):
-        ours, _ = normals.normal(2000, dtype=dtype)
-        good = np.array_equal(ours, distributions.normal(normals, 2000, dtype=dtype,
-                                                         backend="reference")[0])
+        ours, good = cut_equals_whole(lambda s, n: s.normal(n, dtype=dtype))
         ok &= good
-        say(f"   normal {np.dtype(dtype).name}: Numba == reference: {'yes' if good else 'NO'}; "
+        say(f"   normal {np.dtype(dtype).name}: cut at 1000 == whole: {'yes' if good else 'NO'}; "
             f"mean {ours.mean():+.3f}, std {ours.std():.3f}")
-    table = tandem.AliasTable([1, 2, 3, 4])
-    picks, _ = normals.choice(table, 2000)
-    good = np.array_equal(picks, distributions.choice(normals, table, 2000,
-                                                      backend="reference")[0])
+    table = tandem.ChoiceTable([1, 2, 3, 4])
+    picks, good = cut_equals_whole(lambda s, n: s.choice(table, n))
     ok &= good
     shares = np.bincount(picks, minlength=4) / 2000
     say(f"   choice with weights 1:2:3:4: shares {np.round(shares, 3).tolist()}, "
-        f"Numba == reference: {'yes' if good else 'NO'}")
+        f"cut at 1000 == whole: {'yes' if good else 'NO'}")
+    gammas = tandem.Generator(normals).gamma(2.0, size=2000)
+    good = np.array_equal(gammas, parametric.fill(normals, "gamma", 2.0, 1.0, size=2000,
+                                                         backend="reference")[0])
+    ok &= good
+    say(f"   gamma(2): Numba == reference: {'yes' if good else 'NO'}; mean {gammas.mean():.3f}")
 
     ok &= _particle_filter(say)
     ok &= _structure_learning(say)
@@ -122,9 +130,9 @@ def _particle_filter(say):
     model = smc.LinearGaussian(transition=0.9, process_sd=0.3, observation_sd=0.5)
     y = [0.1, 0.4, -0.2, 0.3, 0.0, 0.2]
     n = 65536
-    result = smc.bootstrap_filter(tandem.Philox(123456), model, y, n)
+    result = smc.bootstrap_filter(tandem.Tandem(123456), model, y, n)
     exact = smc.kalman(model, y)
-    say(f"\n5. Bootstrap particle filter, {n} particles, root Philox(123456), "
+    say(f"\n5. Bootstrap particle filter, {n} particles, root Tandem(123456), "
         "x_t = 0.9 x_(t-1) + 0.3 e_t, y_t = x_t + 0.5 n_t:")
     say("   t   y      filter mean  Kalman mean  difference   ESS")
     for t in range(len(y)):

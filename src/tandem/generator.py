@@ -6,9 +6,25 @@ import numpy as np
 
 from . import arrays, checks, distributions, multivariate, parametric, reserve, sampling
 from .bitgen import StreamBitGenerator
-from .stream import Philox, Stream
+from .stream import Stream
+from .tandem8x32 import Tandem
 
 _P_SUM_TOLERANCE = np.sqrt(np.finfo(np.float64).eps)  # numpy's own
+
+
+def _own(name):
+    """The fill ``(stream, *args, **kwargs)`` of the stream's own method ``name``: a
+    Tandem stream's is its specification's law, a Philox or Threefry stream's
+    :mod:`tandem.distributions`' rule."""
+    def fill(stream, *args, **kwargs):
+        return getattr(stream, name)(*args, **kwargs)
+
+    fill.__name__ = fill.__qualname__ = name
+    return fill
+
+
+_RANDOM, _INTEGERS, _NORMAL, _EXPONENTIAL = map(_own, ("random", "integers", "normal",
+                                                       "exponential"))
 
 
 def _axis(axis, ndim):
@@ -46,7 +62,9 @@ class Generator(np.random.Generator):
     ``multivariate_normal``, ``dirichlet``, ``multinomial``, ``vonmises``) are
     tandem's rules: each call gives exactly what the same
     ``Stream`` fill gives (cut-invariant, addressable, the same bits on the
-    GPU).  The others are NumPy's algorithms on the stream's words: the same
+    GPU); on a :class:`tandem.Tandem` stream (the default) ``random``,
+    ``integers``, the normals and the exponentials are the tandem
+    specification's draws, as its ports give them.  The others are NumPy's algorithms on the stream's words: the same
     on any CPU, but not tandem's rules.  Every call moves the stream on past
     what it drew, and holds the bit generator's lock while it draws, so
     threads sharing a Generator get distinct draws.
@@ -56,14 +74,16 @@ class Generator(np.random.Generator):
     stream : tandem.Stream, tandem.StreamBitGenerator or a seed
         Where the draws start, for example ``tandem.Philox(seed)``; a bit
         generator is used as it is (with its spawn count); anything else is
-        a seed of ``tandem.Philox`` (an integer, a sequence of integers, a
+        a seed of ``tandem.Tandem`` (an integer, whitened as the tandem
+        specification says, a sequence of integers, a
         ``numpy.random.SeedSequence`` or None for fresh entropy).
 
     Examples
     --------
     >>> import numpy as np, tandem
-    >>> g = tandem.Generator(tandem.Philox(42))
-    >>> x = g.random(3)
+    >>> g = tandem.Generator(42)
+    >>> bool((g.random(3) == tandem.Tandem(42).random(3)[0]).all())
+    True
     >>> k = g.integers(0, 10, size=5)
     >>> isinstance(g, np.random.Generator)
     True
@@ -73,7 +93,7 @@ class Generator(np.random.Generator):
         if isinstance(stream, StreamBitGenerator):
             bits = stream
         else:
-            bits = StreamBitGenerator(stream if isinstance(stream, Stream) else Philox(stream))
+            bits = StreamBitGenerator(stream if isinstance(stream, Stream) else Tandem(stream))
         with bits.deferred_build():  # tandem's rules never draw through the capsule
             super().__init__(bits)
         self._capsule_built = False  # whether NumPy's copy of the bitgen_t is built
@@ -133,8 +153,8 @@ class Generator(np.random.Generator):
     def random(self, size=None, dtype=np.float64, out=None):
         """Floats in ``[0, 1)``, as ``numpy.random.Generator.random``."""
         if out is not None:
-            return self._draw(distributions.random, size, dtype=dtype, out=out)
-        return self._small(("random", dtype), size, distributions.random, dtype=dtype)
+            return self._draw(_RANDOM, size, dtype=dtype, out=out)
+        return self._small(("random", dtype), size, _RANDOM, dtype=dtype)
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """Integers in ``[low, high)`` (or ``[low, high]`` with ``endpoint``), as
@@ -158,7 +178,7 @@ class Generator(np.random.Generator):
                                 endpoint=endpoint)
         else:
             key = reserve.keyed("integers", low, high, dtype, endpoint)
-            values = self._small(key, size, distributions.integers, low, high, dtype=dtype,
+            values = self._small(key, size, _INTEGERS, low, high, dtype=dtype,
                                  endpoint=endpoint)
         if wanted == np.bool_:
             values = values.astype(np.bool_)
@@ -179,13 +199,13 @@ class Generator(np.random.Generator):
     def standard_normal(self, size=None, dtype=np.float64, out=None):
         """Standard normal variates, as ``numpy.random.Generator.standard_normal``."""
         if out is not None:
-            return self._draw(distributions.normal, size, dtype=dtype, out=out)
-        return self._small(("standard_normal", dtype), size, distributions.normal, dtype=dtype)
+            return self._draw(_NORMAL, size, dtype=dtype, out=out)
+        return self._small(("standard_normal", dtype), size, _NORMAL, dtype=dtype)
 
     def normal(self, loc=0.0, scale=1.0, size=None):
         """Normal variates, as ``numpy.random.Generator.normal`` (scalar ``loc``,
         ``scale > 0``)."""
-        return self._small(reserve.keyed("normal", loc, scale), size, distributions.normal,
+        return self._small(reserve.keyed("normal", loc, scale), size, _NORMAL,
                            loc=loc, scale=scale)
 
     def standard_exponential(self, size=None, dtype=np.float64, method="inv", out=None):
@@ -197,14 +217,14 @@ class Generator(np.random.Generator):
         its faster rule on the CPU and on the GPU (``docs/performance.md``).
         """
         if out is not None:
-            return self._draw(distributions.exponential, size, dtype=dtype, method=method,
+            return self._draw(_EXPONENTIAL, size, dtype=dtype, method=method,
                               out=out)
         return self._small(reserve.keyed("standard_exponential", dtype, method), size,
-                           distributions.exponential, dtype=dtype, method=method)
+                           _EXPONENTIAL, dtype=dtype, method=method)
 
     def exponential(self, scale=1.0, size=None):
         """Exponential variates of mean ``scale``, as ``numpy.random.Generator.exponential``."""
-        return self._small(reserve.keyed("exponential", scale), size, distributions.exponential,
+        return self._small(reserve.keyed("exponential", scale), size, _EXPONENTIAL,
                            scale=scale)
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):

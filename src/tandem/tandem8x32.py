@@ -472,8 +472,8 @@ class Tandem(Stream):
         return values.astype(dtype)[()], after
 
     # -- Appendix A: normals and exponentials -----------------------------------
-    def normal(self, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, out=None,
-               threads=None, device=None):
+    def normal(self, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, method=None,
+               out=None, threads=None, device=None):
         """Normal variates: ``(values, next stream)``.
 
         float64: the 1024-layer ziggurat on one 64-bit draw an element, misses
@@ -482,8 +482,12 @@ class Tandem(Stream):
         ``2j`` and the sine into ``2j + 1``; an odd size drops the last sine
         and still moves past both draws.  ``loc + scale z`` when ``loc`` or
         ``scale`` is given.  An empty float32 fill leaves the position.
-        ``out``: an array of ``dtype`` to fill.
+        ``out``: an array of ``dtype`` to fill.  ``method="zig"``: tandem's own
+        rule of that name (:meth:`tandem.Stream.normal`) on this stream.
         """
+        if method is not None:
+            return super().normal(size, loc=loc, scale=scale, dtype=dtype, method=method,
+                                  out=out, threads=threads, device=device)
         dtype = np.dtype(dtype)
         if dtype not in (np.float32, np.float64):
             raise TypeError(f"normal: dtype must be float32 or float64, got {dtype}")
@@ -505,15 +509,20 @@ class Tandem(Stream):
             flat += dtype.type(loc)
         return _result(flat, shape, out), self._moved(end)
 
-    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, out=None, threads=None,
-                    device=None):
+    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, method="inv", out=None,
+                    threads=None, device=None):
         """Standard exponentials times ``scale``: ``(values, next stream)``.
 
         float64: ``0.5 L(1 - u)`` with the reference logarithm ``L`` (Appendix
         A), exact across implementations; float32: the same ``L`` of the f32
         uniform, rounded once to f32.  One draw an element; an empty fill
         leaves the position.  ``out``: an array of ``dtype`` to fill.
+        ``method="zig"``: tandem's own ziggurat (:meth:`tandem.Stream.exponential`)
+        on this stream.
         """
+        if method != "inv":
+            return super().exponential(size, scale=scale, dtype=dtype, method=method, out=out,
+                                       threads=threads, device=device)
         dtype = np.dtype(dtype)
         if dtype not in (np.float32, np.float64):
             raise TypeError(f"exponential: dtype must be float32 or float64, got {dtype}")

@@ -9,12 +9,15 @@ from tandem import parametric
 from test_parametric import FASTER, LAWS
 
 
+@pytest.mark.parametrize("generator", [tandem.Philox, tandem.Tandem])
 @pytest.mark.parametrize("start", [0, 1, 6])
 @pytest.mark.parametrize("name", sorted(LAWS))
-def test_gpu_fill_equals_cpu(name, start):
+def test_gpu_fill_equals_cpu(name, start, generator):
+    """Also on Tandem8x32 streams (the generator axis; start in words)."""
     import cupy
 
-    stream = tandem.Philox(20261201).sub("gpu").sub(name).at(start)
+    stream = generator(20261201).sub("gpu").sub(name)
+    stream = stream.at_word(stream.word_position + start)
     n = 3 * 2**20 + 5
     on_gpu, after = parametric.fill(stream, name, *LAWS[name][0], size=n, device="cuda")
     assert isinstance(on_gpu, cupy.ndarray)

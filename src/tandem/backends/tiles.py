@@ -31,7 +31,7 @@ from numba.extending import intrinsic
 from .. import core
 from ..core.bijections import MASK32
 from ..core.generators import GENERATORS
-from ..core.tandem8x32 import K_SHIFT, TANDEM
+from ..core.tandem8x32 import K_SHIFT, OWN_LANE, TANDEM, split_key
 from . import tandem_cpu
 
 core.register()
@@ -96,10 +96,14 @@ def _across(block_at):
 
 
 def _tandem_run(k0, k1, k2, k3, lane, first, count, out):
-    """Tandem8x32's ``run`` (of its own lane, the only one a fill reads): rows
-    eight lanes at a time.  Its ``log2(K)`` travels above bit 32 of ``k0``
+    """Tandem8x32's ``run``: rows eight lanes at a time.  Its ``log2(K)`` travels
+    above bit 32 of ``k0``, and a lane other than its own is a split child
     (:func:`tandem.core.tandem8x32.lane_block_at`)."""
-    tandem_cpu.tile_blocks(k0 & _MASK32, k1, k2, k3, k0 >> _K_SHIFT, first, count,
+    log2_k = k0 >> _K_SHIFT
+    k0 = k0 & _MASK32
+    if lane != OWN_LANE:
+        k0, k1, k2, k3 = split_key(k0, k1, k2, k3, lane)
+    tandem_cpu.tile_blocks(k0, k1, k2, k3, log2_k, first, count,
                            carray(out, 4 * TILE_BLOCKS), _T)
 
 
