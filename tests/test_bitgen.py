@@ -205,7 +205,7 @@ def test_seeds_follow_the_spec():
         int(w) for w in np.random.SeedSequence([5]).generate_state(4, np.uint32))
     assert tandem.Philox(np.int64(5)) == tandem.Philox(5) == tandem.Philox(np.array(5))
     assert tandem.Philox() != tandem.Philox()  # fresh entropy, never a fixed seed
-    assert tandem.Generator(7).stream == tandem.Philox(7)
+    assert tandem.Generator(7).stream == tandem.Tandem(7)  # the default generator
 
 
 def test_the_capsules_cfuncs_are_built_when_numpy_first_reads_it():

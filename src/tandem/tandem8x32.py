@@ -21,6 +21,7 @@ import numpy as np
 from .core import tandem8x32 as _t
 from .core import tandem_draws as _draws
 from .arrays import cupy
+from .kinds import LOC, SCALE
 from .stream import Stream, _as_uint, _seed_key, purpose_word
 
 _U = np.uint64
@@ -491,6 +492,7 @@ class Tandem(Stream):
         dtype = np.dtype(dtype)
         if dtype not in (np.float32, np.float64):
             raise TypeError(f"normal: dtype must be float32 or float64, got {dtype}")
+        scale, loc = SCALE.check(scale, dtype), LOC.check(loc, dtype)
         flat, shape, n = _target(out, size, dtype, device)
         if dtype == np.float64:
             p, end = self._span(64, n)
@@ -526,6 +528,7 @@ class Tandem(Stream):
         dtype = np.dtype(dtype)
         if dtype not in (np.float32, np.float64):
             raise TypeError(f"exponential: dtype must be float32 or float64, got {dtype}")
+        scale = SCALE.check(scale, dtype)
         flat, shape, n = _target(out, size, dtype, device)
         if n == 0:
             return _result(flat, shape, out), self
