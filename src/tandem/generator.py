@@ -64,8 +64,9 @@ class Generator(np.random.Generator):
     ``Stream`` fill gives (cut-invariant, addressable, the same bits on the
     GPU); on a :class:`tandem.Tandem` stream (the default) ``random``,
     ``integers``, the normals and the exponentials are the tandem
-    specification's draws, as its ports give them.  The others are NumPy's algorithms on the stream's words: the same
-    on any CPU, but not tandem's rules.  Every call moves the stream on past
+    specification's draws, as its ports give them.  The others are NumPy's
+    algorithms on the stream's words: the same on any CPU, but not tandem's
+    rules.  Every call moves the stream on past
     what it drew, and holds the bit generator's lock while it draws, so
     threads sharing a Generator get distinct draws.
 

@@ -21,7 +21,6 @@ from typing import Callable, Hashable, Optional
 
 import numpy as np
 
-
 #: Calls of at most this many elements are served from the reserve.
 LARGEST_CALL = 256
 #: The most elements a reserve holds: below ``backends.cpu.LEAN_BELOW``, so that

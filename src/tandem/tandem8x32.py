@@ -18,6 +18,7 @@ import operator
 
 import numpy as np
 
+from .core import generators as _generators
 from .core import tandem8x32 as _t
 from .core import tandem_draws as _draws
 from .arrays import cupy
@@ -130,9 +131,9 @@ class Tandem(Stream):
     """
 
     __slots__ = ("_log2_k",)
-    generator = _t.TANDEM
-    key_words = 4
-    rounds = 8
+    generator = _generators.TANDEM.index
+    key_words = _generators.TANDEM.key_words
+    rounds = _generators.TANDEM.rounds
     #: The end of the stream in words (its bits stay below ``2**64``).
     word_limit = (_END_LIMIT - 1) // 32
 

@@ -29,9 +29,8 @@ from numba import carray, cfunc, types
 from numba.extending import intrinsic
 
 from .. import core
-from ..core.bijections import MASK32
 from ..core.generators import GENERATORS
-from ..core.tandem8x32 import K_SHIFT, OWN_LANE, TANDEM, split_key
+from ..core.tandem8x32 import TANDEM, lane_key
 from . import tandem_cpu
 
 core.register()
@@ -45,8 +44,6 @@ TILE_BLOCKS = 512
 #: The dtype of a tile's words: 32 bits, half the traffic of uint64 words.
 WORD = np.uint32
 _T = U64(TILE_BLOCKS)
-_MASK32 = U64(MASK32)
-_K_SHIFT = U64(K_SHIFT)
 
 _U64 = types.uint64
 _U64S = types.CPointer(_U64)
@@ -96,13 +93,9 @@ def _across(block_at):
 
 
 def _tandem_run(k0, k1, k2, k3, lane, first, count, out):
-    """Tandem8x32's ``run``: rows eight lanes at a time.  Its ``log2(K)`` travels
-    above bit 32 of ``k0``, and a lane other than its own is a split child
-    (:func:`tandem.core.tandem8x32.lane_block_at`)."""
-    log2_k = k0 >> _K_SHIFT
-    k0 = k0 & _MASK32
-    if lane != OWN_LANE:
-        k0, k1, k2, k3 = split_key(k0, k1, k2, k3, lane)
+    """Tandem8x32's ``run``: rows eight lanes at a time, of the lane's key and
+    ``K`` (:func:`tandem.core.tandem8x32.lane_key`)."""
+    k0, k1, k2, k3, log2_k = lane_key(k0, k1, k2, k3, lane)
     tandem_cpu.tile_blocks(k0, k1, k2, k3, log2_k, first, count,
                            carray(out, 4 * TILE_BLOCKS), _T)
 

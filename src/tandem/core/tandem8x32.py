@@ -135,8 +135,9 @@ def word_at(k0, k1, k2, k3, log2_k, w):
     return x3
 
 
-def lane_block_at(k0, k1, k2, k3, lane, b):
-    """Block ``b`` of ``lane``: the generator-axis face of Tandem8x32.
+def lane_key(k0, k1, k2, k3, lane):
+    """The key and ``log2(K)`` of ``lane`` of the kernel key words ``k``:
+    ``(k0, k1, k2, k3, log2_k)``.
 
     The laws of tandem that the specification does not state read Tandem
     streams through the block interface of Philox and Threefry
@@ -149,6 +150,13 @@ def lane_block_at(k0, k1, k2, k3, lane, b):
     k0 = k0 & MASK32
     if lane != OWN_LANE:
         k0, k1, k2, k3 = split_key(k0, k1, k2, k3, lane)
+    return k0, k1, k2, k3, log2_k
+
+
+def lane_block_at(k0, k1, k2, k3, lane, b):
+    """Block ``b`` of ``lane`` of the kernel key words ``k`` (:func:`lane_key`): the
+    generator-axis face of Tandem8x32."""
+    k0, k1, k2, k3, log2_k = lane_key(k0, k1, k2, k3, lane)
     return block_at(k0, k1, k2, k3, log2_k, b)
 
 
