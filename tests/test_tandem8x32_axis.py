@@ -123,6 +123,23 @@ def test_a_generator_on_a_tandem_stream_draws_the_specifications_laws():
                                   tandem.Tandem(9).normal(5)[0])
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_array_parameters_give_each_element_the_scalar_fills_value(dtype):
+    t = tandem.Tandem(21)
+    locs, scales = np.array([0.0, -1.5, 2.0]), np.array([[0.5], [3.0]])
+    values, after = t.normal((2, 3), loc=locs, scale=scales, dtype=dtype)
+    for (i, j), value in np.ndenumerate(values):
+        expected = t.normal((2, 3), loc=locs[j], scale=scales[i, 0], dtype=dtype)
+        assert value == expected[0][i, j] and after == expected[1]
+    values, after = t.exponential(None, scale=scales, dtype=dtype)
+    for (i, j), value in np.ndenumerate(values):
+        assert value == t.exponential((2, 1), scale=scales[i, 0], dtype=dtype)[0][i, j]
+    with pytest.raises(ValueError, match="broadcast"):
+        t.normal(3, loc=np.zeros(4))
+    with pytest.raises(ValueError, match="scale"):
+        t.exponential(2, scale=np.array([1.0, -1.0]))
+
+
 def test_numpy_draws_through_the_bit_generator_read_the_streams_words():
     g = tandem.Generator(tandem.Tandem(4))
     raw = g.bit_generator.random_raw(3)

@@ -175,27 +175,29 @@ def _exponential(scale, dtype, method):
 # applies each element's own parameters (tandem.backends.affine), which gives
 # the values of a fill with those parameters as scalars, bit for bit.
 
-def _is_array(value):
+def is_array(value) -> bool:
+    """Whether a loc or scale is an array parameter (NumPy or CUDA, not 0-d)."""
     if isinstance(value, (type, numbers.Number, np.generic, str, bytes)):
         return False  # the scalar checks name what is wrong with these
     return np.ndim(value) > 0 or arrays.device_of(value) == "cuda"
 
 
-_NO_LOC = object()  # exponential's: a scale alone (None is a loc, and refused)
+NO_LOC = object()  # exponential's: a scale alone (None is a loc, and refused)
 
 
-def _located(dtype, out, device, size_or_index, at, loc=_NO_LOC, scale=1.0):
-    """``(finish, device)`` for array parameters: the checks run here, before
-    anything is drawn; ``finish`` applies them to the standard values."""
+def located(dtype, out, device, size_or_index, at, loc=NO_LOC, scale=1.0):
+    """``(finish, device, shape)`` for array parameters: the checks run here,
+    before anything is drawn; ``finish`` applies them to the standard values of
+    ``shape`` on ``device``."""
     dtype = real_dtype(dtype)
-    given = [v for v in (loc, scale, out) if v is not None and v is not _NO_LOC]
+    given = [v for v in (loc, scale, out) if v is not None and v is not NO_LOC]
     device = arrays.check_device(device) or next(
         (arrays.device_of(v) for v in given if arrays.device_of(v) == "cuda"), "cpu")
     xp = arrays.module(device)
     for name, value in (("loc", loc), ("scale", scale)):
         arrays.refuse_masked(value, name)
     checked_scale = SCALE.check_array(scale, dtype, xp)
-    checked_loc = None if loc is _NO_LOC else LOC.check_array(loc, dtype, xp)
+    checked_loc = None if loc is NO_LOC else LOC.check_array(loc, dtype, xp)
     what = "index" if at else "out" if out is not None else "size"
     try:
         params = np.broadcast_shapes(*(p.shape for p in (checked_scale, checked_loc)
@@ -226,8 +228,8 @@ def normal(stream, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, method=No
            threads=None, device=None, backend=None):
     """Normal variates; see :meth:`tandem.Stream.normal`.  ``loc`` and ``scale``
     may be arrays that broadcast to the output's shape."""
-    if _is_array(loc) or _is_array(scale):
-        finish, device, shape = _located(dtype, out, device, size, False, loc, scale)
+    if is_array(loc) or is_array(scale):
+        finish, device, shape = located(dtype, out, device, size, False, loc, scale)
         return engine.run(stream, normal_spec(-0.0, 1.0, dtype, method),
                     None if out is not None else shape, out, threads, device, backend, finish)
     return engine.run(stream, normal_spec(loc, scale, dtype, method), size, out, threads, device,
@@ -237,8 +239,8 @@ def normal(stream, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, method=No
 def normal_at(stream, index, *, loc=0.0, scale=1.0, dtype=np.float64, method=None,
               threads=None, device=None, backend=None):
     """Elements ``index`` of ``stream.normal(...)``, each computed alone."""
-    if _is_array(loc) or _is_array(scale):
-        finish, device, _ = _located(dtype, None, device, index, True, loc, scale)
+    if is_array(loc) or is_array(scale):
+        finish, device, _ = located(dtype, None, device, index, True, loc, scale)
         return engine.run_at(stream, normal_spec(-0.0, 1.0, dtype, method), index, threads, device,
                        backend, finish)
     return engine.run_at(stream, normal_spec(loc, scale, dtype, method), index, threads, device,
@@ -249,8 +251,8 @@ def exponential(stream, size=None, *, scale=1.0, dtype=np.float64, method="inv",
                 threads=None, device=None, backend=None):
     """Exponential variates; see :meth:`tandem.Stream.exponential`.  ``scale`` may
     be an array that broadcasts to the output's shape."""
-    if _is_array(scale):
-        finish, device, shape = _located(dtype, out, device, size, False, scale=scale)
+    if is_array(scale):
+        finish, device, shape = located(dtype, out, device, size, False, scale=scale)
         return engine.run(stream, _exponential(1.0, dtype, method), None if out is not None else shape,
                     out, threads, device, backend, finish)
     return engine.run(stream, _exponential(scale, dtype, method), size, out, threads, device,
@@ -260,8 +262,8 @@ def exponential(stream, size=None, *, scale=1.0, dtype=np.float64, method="inv",
 def exponential_at(stream, index, *, scale=1.0, dtype=np.float64, method="inv", threads=None,
                    device=None, backend=None):
     """Elements ``index`` of ``stream.exponential(...)``, each computed alone."""
-    if _is_array(scale):
-        finish, device, _ = _located(dtype, None, device, index, True, scale=scale)
+    if is_array(scale):
+        finish, device, _ = located(dtype, None, device, index, True, scale=scale)
         return engine.run_at(stream, _exponential(1.0, dtype, method), index, threads, device,
                        backend, finish)
     return engine.run_at(stream, _exponential(scale, dtype, method), index, threads, device,

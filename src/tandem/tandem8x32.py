@@ -22,6 +22,8 @@ from .core import generators as _generators
 from .core import tandem8x32 as _t
 from .core import tandem_draws as _draws
 from .arrays import cupy
+from .backends import affine
+from .distributions import is_array, located
 from .kinds import LOC, SCALE
 from .stream import Stream, _as_uint, _seed_key, purpose_word
 
@@ -483,7 +485,9 @@ class Tandem(Stream):
         the pair of 32-bit draws ``2j, 2j + 1``, the cosine into element
         ``2j`` and the sine into ``2j + 1``; an odd size drops the last sine
         and still moves past both draws.  ``loc + scale z`` when ``loc`` or
-        ``scale`` is given.  An empty float32 fill leaves the position.
+        ``scale`` is given, ``fma(z, scale, loc)`` rounded once as every
+        tandem fill does; either may be an array that broadcasts to the
+        output's shape.  An empty float32 fill leaves the position.
         ``out``: an array of ``dtype`` to fill.  ``method="zig"``: tandem's own
         rule of that name (:meth:`tandem.Stream.normal`) on this stream.
         """
@@ -493,6 +497,12 @@ class Tandem(Stream):
         dtype = np.dtype(dtype)
         if dtype not in (np.float32, np.float64):
             raise TypeError(f"normal: dtype must be float32 or float64, got {dtype}")
+        if is_array(loc) or is_array(scale):
+            finish, device, shape = located(dtype, out, device, size, False, loc, scale)
+            values, after = self.normal(None if out is not None else shape, dtype=dtype,
+                                        out=out, threads=threads, device=device)
+            finish(values)
+            return values, after
         scale, loc = SCALE.check(scale, dtype), LOC.check(loc, dtype)
         flat, shape, n = _target(out, size, dtype, device)
         if dtype == np.float64:
@@ -508,8 +518,8 @@ class Tandem(Stream):
             p, end = self._span(32, 2 * pairs)
             self._fill("normal32", p >> 5, flat, threads=threads)
         if loc != 0.0 or scale != 1.0:
-            flat *= dtype.type(scale)
-            flat += dtype.type(loc)
+            xp = cupy() if device == "cuda" else np
+            affine.located(flat, xp.asarray(scale, dtype), xp.asarray(loc, dtype))
         return _result(flat, shape, out), self._moved(end)
 
     def exponential(self, size=None, *, scale=1.0, dtype=np.float64, method="inv", out=None,
@@ -518,7 +528,8 @@ class Tandem(Stream):
 
         float64: ``0.5 L(1 - u)`` with the reference logarithm ``L`` (Appendix
         A), exact across implementations; float32: the same ``L`` of the f32
-        uniform, rounded once to f32.  One draw an element; an empty fill
+        uniform, rounded once to f32; ``scale`` may be an array that broadcasts
+        to the output's shape.  One draw an element; an empty fill
         leaves the position.  ``out``: an array of ``dtype`` to fill.
         ``method="zig"``: tandem's own ziggurat (:meth:`tandem.Stream.exponential`)
         on this stream.
@@ -529,6 +540,12 @@ class Tandem(Stream):
         dtype = np.dtype(dtype)
         if dtype not in (np.float32, np.float64):
             raise TypeError(f"exponential: dtype must be float32 or float64, got {dtype}")
+        if is_array(scale):
+            finish, device, shape = located(dtype, out, device, size, False, scale=scale)
+            values, after = self.exponential(None if out is not None else shape, dtype=dtype,
+                                             out=out, threads=threads, device=device)
+            finish(values)
+            return values, after
         scale = SCALE.check(scale, dtype)
         flat, shape, n = _target(out, size, dtype, device)
         if n == 0:
