@@ -1,6 +1,6 @@
 """Tandem8x32 fills on the CPU, one thread: against Philox, NumPy and the write roof.
 
-    python benchmarks/tandem_cpu.py [--log2n 24] [--rounds 7]
+    python benchmarks/tandem_cpu.py [--log2n 24] [--rounds 7] [--only uniform]
 
 Each row times ``tandem.Tandem``, ``tandem.Philox`` and the fastest NumPy
 bit generator filling the same preallocated array, and a compiled loop that
@@ -70,12 +70,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log2n", type=int, default=24)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--only", default="", help="rows whose name contains this")
     args = parser.parse_args()
     n = 2**args.log2n
     print(f"n = 2**{args.log2n}, one thread, medians of {args.rounds} alternating rounds")
     print(f"{'fill':18s} {'roof GB/s':>9s} {'Tandem GB/s':>11s} {'/ roof':>7s} "
           f"{'/ Philox':>8s} {'/ NumPy':>8s}")
     for name, (dtype, ours, philox, numpy) in _rows().items():
+        if args.only not in name:
+            continue
         out = np.zeros(n, dtype)
         roof = (lambda o=out: _store(o, o.dtype.type(1)))
         runs = [roof, lambda: ours(out), lambda: philox(out), lambda: numpy(out)]

@@ -322,6 +322,22 @@ def test_random_access_equals_fill(K):
         assert int(t8.word_at(*map(U, K1234), U(K.bit_length() - 1), U(w))) == whole[w]
 
 
+@pytest.mark.parametrize("K", [8, 32, 256])
+def test_uniform_fills_map_the_words(K):
+    """Long uniform fills (whole spans of four chunk groups, mapped where the
+    lanes lie) equal section 5's maps of the stream's words, at any start."""
+    words, _ = tandem.Tandem.from_key(K1234, K=K).words(2 * 10**4 + 4096 + 2)
+    for start in (0, 1, 2, 4096):
+        g = tandem.Tandem.from_key(K1234, position=32 * start, K=K)
+        f32, _ = g.random(10**4, dtype=np.float32)
+        expected = (words[start:start + 10**4] >> 8).astype(np.float32) * np.float32(2**-24)
+        assert f32.tobytes() == expected.tobytes()
+        if start % 2 == 0:
+            f64, _ = g.random(10**4)
+            draws = words[start:start + 2 * 10**4].view(np.uint64)
+            assert f64.tobytes() == ((draws >> 11).astype(np.float64) * 2.0**-53).tobytes()
+
+
 def test_position_bounds():
     top = tandem.Tandem.from_key(K1234, position=2**63 - 1)
     for bad in (2**63, 2**64 - 1):

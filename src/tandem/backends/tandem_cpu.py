@@ -84,7 +84,37 @@ def _store_row(typingctx, lanes, first, stride, out, at):
     return signature, codegen
 
 
-def _lanes_step(count):
+@intrinsic
+def _store_pairs(typingctx, values, first, second, out, at):
+    """Store a row of 64-bit values: ``out[at + 2 l + j] = values[(first, second)[j] + l]``
+    for the eight lanes ``l``, the draws of a lane's words 0-1 and 2-3 in
+    stream order: one shuffle and one 128-byte store, where the loop
+    interleaving them cost more than the roof's stores.
+    """
+    signature = types.void(values, types.intp, types.intp, out, types.intp)
+
+    def codegen(context, builder, sig, args):
+        i32, i64 = ir.IntType(32), ir.IntType(64)
+        eight = ir.VectorType(i64, _LANES)
+        source = context.make_array(sig.args[0])(context, builder, args[0]).data
+        target = builder.gep(context.make_array(sig.args[3])(context, builder, args[3]).data,
+                             [args[4]])
+
+        def load(first):
+            return builder.load(builder.bitcast(builder.gep(source, [first]),
+                                                eight.as_pointer()), align=8)
+
+        order = [i for lane in range(_LANES) for i in (lane, _LANES + lane)]
+        row = builder.shuffle_vector(load(args[1]), load(args[2]),
+                                     ir.Constant(ir.VectorType(i32, 2 * _LANES), order))
+        builder.store(row, builder.bitcast(target, ir.VectorType(i64, 2 * _LANES).as_pointer()),
+                      align=8)
+        return context.get_dummy_value()
+
+    return signature, codegen
+
+
+def _lanes_step(count, of_seeding=False):
     """An intrinsic ``step(lanes)``: step T (:func:`tandem.core.tandem8x32.step`) of
     ``count`` lanes at once, ``lanes[count t + l]`` being word ``t`` (``o0 .. o3,
     h0 .. h3``) of lane ``l``.
@@ -92,55 +122,79 @@ def _lanes_step(count):
     The CPU's lowering of the step for many lanes: each word of the state is
     one ``<count x i32>`` vector, so AVX-512 takes 16 lanes an instruction
     where Numba's 64-bit integers took 8; the products are 64-bit.
+
+    With ``of_seeding``, ``step(lanes, constant)`` is a round of F: T, the
+    round constant into ``o0``, the halves swapped, all in the stores.
     """
-    @intrinsic
+    def codegen(context, builder, sig, args):
+        i32, i64 = ir.IntType(32), ir.IntType(64)
+        words, pairs = ir.VectorType(i32, count), ir.VectorType(i64, count // 2)
+        base = context.make_array(sig.args[0])(context, builder, args[0]).data
+
+        def splat(value, vector=words, scalar=i32):
+            return ir.Constant(vector, [ir.Constant(scalar, value)] * vector.count)
+
+        def address(t):
+            return builder.bitcast(builder.gep(base, [ir.Constant(i64, count * t)]),
+                                   words.as_pointer())
+
+        def rotl(x, r):
+            return builder.or_(builder.shl(x, splat(r)), builder.lshr(x, splat(32 - r)))
+
+        def product(a, b):
+            """The 64-bit products' (high, low) words, lane by lane.
+
+            The even and odd lanes multiply as the low and high halves
+            of 64-bit pairs (``vpmuludq`` each), their words blended
+            back in place: widening the whole vector cost twice the
+            instructions on AVX2.
+            """
+            a, b = builder.bitcast(a, pairs), builder.bitcast(b, pairs)
+            low_half, shift = splat(0xFFFFFFFF, pairs, i64), splat(32, pairs, i64)
+            even = builder.mul(builder.and_(a, low_half), builder.and_(b, low_half))
+            odd = builder.mul(builder.lshr(a, shift), builder.lshr(b, shift))
+            high = builder.or_(builder.lshr(even, shift),
+                               builder.and_(odd, builder.not_(low_half)))
+            low = builder.or_(builder.and_(even, low_half), builder.shl(odd, shift))
+            return builder.bitcast(high, words), builder.bitcast(low, words)
+
+        o0, o1, o2, o3, h0, h1, h2, h3 = (builder.load(address(t), align=4)
+                                          for t in range(8))
+        hi0, lo0 = product(o0, builder.or_(h0, splat(1)))
+        hi1, lo1 = product(o2, builder.or_(h1, splat(1)))
+        n0 = builder.xor(builder.xor(o1, hi1), lo1)
+        n1 = builder.xor(rotl(lo1, int(LO_ROTATION)), h2)
+        n2 = builder.xor(builder.xor(o3, hi0), lo0)
+        n3 = builder.xor(rotl(lo0, int(LO_ROTATION)), h3)
+        c0 = builder.xor(h0, rotl(h1, CLOCK_ROT[0]))
+        c1 = builder.xor(h1, rotl(h2, CLOCK_ROT[1]))
+        c2 = builder.xor(h2, rotl(h3, CLOCK_ROT[2]))
+        c3 = builder.xor(h3, rotl(c0, CLOCK_ROT[3]))
+        g0 = builder.xor(builder.add(c0, splat(int(CLOCK_WEYL))), n0)
+        state = (n0, n1, n2, n3, g0, c1, c2, c3)
+        if of_seeding:
+            constant = builder.insert_element(ir.Constant(words, None), args[1],
+                                              ir.Constant(i32, 0))
+            constant = builder.shuffle_vector(constant, constant,
+                                              ir.Constant(words, [0] * count))
+            state = (g0, c1, c2, c3, builder.xor(n0, constant), n1, n2, n3)
+        for t, value in enumerate(state):
+            builder.store(value, address(t), align=4)
+        return context.get_dummy_value()
+
     def step_lanes(typingctx, lanes):
-        signature = types.void(lanes)
+        return types.void(lanes), codegen
 
-        def codegen(context, builder, sig, args):
-            i32, i64 = ir.IntType(32), ir.IntType(64)
-            words, wide = ir.VectorType(i32, count), ir.VectorType(i64, count)
-            base = context.make_array(sig.args[0])(context, builder, args[0]).data
+    def round_lanes(typingctx, lanes, constant):
+        return types.void(lanes, types.uint32), codegen
 
-            def splat(value, vector=words, scalar=i32):
-                return ir.Constant(vector, [ir.Constant(scalar, value)] * count)
-
-            def address(t):
-                return builder.bitcast(builder.gep(base, [ir.Constant(i64, count * t)]),
-                                       words.as_pointer())
-
-            def rotl(x, r):
-                return builder.or_(builder.shl(x, splat(r)), builder.lshr(x, splat(32 - r)))
-
-            def product(a, b):  # the 64-bit product's (high, low) words
-                p = builder.mul(builder.zext(a, wide), builder.zext(b, wide))
-                return builder.trunc(builder.lshr(p, splat(32, wide, i64)), words), \
-                    builder.trunc(p, words)
-
-            o0, o1, o2, o3, h0, h1, h2, h3 = (builder.load(address(t), align=4)
-                                              for t in range(8))
-            hi0, lo0 = product(o0, builder.or_(h0, splat(1)))
-            hi1, lo1 = product(o2, builder.or_(h1, splat(1)))
-            n0 = builder.xor(builder.xor(o1, hi1), lo1)
-            n1 = builder.xor(rotl(lo1, int(LO_ROTATION)), h2)
-            n2 = builder.xor(builder.xor(o3, hi0), lo0)
-            n3 = builder.xor(rotl(lo0, int(LO_ROTATION)), h3)
-            c0 = builder.xor(h0, rotl(h1, CLOCK_ROT[0]))
-            c1 = builder.xor(h1, rotl(h2, CLOCK_ROT[1]))
-            c2 = builder.xor(h2, rotl(h3, CLOCK_ROT[2]))
-            c3 = builder.xor(h3, rotl(c0, CLOCK_ROT[3]))
-            g0 = builder.xor(builder.add(c0, splat(int(CLOCK_WEYL))), n0)
-            for t, value in enumerate((n0, n1, n2, n3, g0, c1, c2, c3)):
-                builder.store(value, address(t), align=4)
-            return context.get_dummy_value()
-
-        return signature, codegen
-
-    return step_lanes
+    return intrinsic(round_lanes if of_seeding else step_lanes)
 
 
 _step_group = _lanes_step(_LANES)
 _step_four_groups = _lanes_step(_GROUP_LANES)
+_round_group = _lanes_step(_LANES, of_seeding=True)
+_round_four_groups = _lanes_step(_GROUP_LANES, of_seeding=True)
 
 
 _ROUND_CONSTANTS = np.array(ROUND_CONSTANTS, np.uint32)
@@ -166,15 +220,11 @@ def _start_groups(k0, k1, k2, k3, group, groups, lanes):
         lanes[5 * count + i] = k1
         lanes[6 * count + i] = k2
         lanes[7 * count + i] = k3
-    for r in range(8):  # a round: T, the round constant into o0, the halves swapped
+    for r in range(8):
         if groups == 4:
-            _step_four_groups(lanes)
+            _round_four_groups(lanes, _ROUND_CONSTANTS[r])
         else:
-            _step_group(lanes)
-        for i in range(count):
-            lanes[i] ^= _ROUND_CONSTANTS[r]
-        for i in range(4 * count):
-            lanes[i], lanes[4 * count + i] = lanes[4 * count + i], lanes[i]
+            _round_group(lanes, _ROUND_CONSTANTS[r])
 
 
 @njit(cache=True)
@@ -341,37 +391,70 @@ def _tile_room(w0, per, s, tile):
     return max(np.int64(1), (tile - w % tile) // per)
 
 
-def _draw_kernel(width, value_of, by_rows=False):
+_F32_DRAW = 2.0**-32
+_F64_ULP = 2.0**-53
+_SIGN32 = np.uint32(0x80000000)
+_TWO31 = 2.0**31
+
+
+@_inlined
+def _uniform24_rows(lanes, values, out, k, r):
+    """Row ``r`` of each of four chunk groups as f32 uniforms into ``out``, from
+    the lanes just stepped: every exposed word mapped where it lies (a loop
+    LLVM vectorises), then laid out in stream order as the raw words are."""
+    for i in range(4 * _GROUP_LANES):
+        values[i] = uniform24(U64(lanes[i]))
+    for q in range(4):
+        _store_row(values, _LANES * q, _GROUP_LANES, out, ROW_WORDS * (q * k + r))
+
+
+@_inlined
+def _uniform53_rows(lanes, values, out, k, r):
+    """Row ``r`` of each of four chunk groups as f64 uniforms into ``out``, from
+    the lanes just stepped.
+
+    A lane's 64-bit draws are its words ``(0, 1)`` and ``(2, 3)``, low word
+    first, so each uniform is made where the lanes lie, as
+    ``hi 2**-32 + (lo >> 11) 2**-53``: :func:`uniform53` to the bit (both
+    terms and their sum are exact), in conversions of 32-bit integers, which
+    AVX2 has, where the 64-bit one it lacks went element by element.
+    """
+    for j in range(2):
+        for i in range(_GROUP_LANES):
+            hi = lanes[2 * _GROUP_LANES * j + _GROUP_LANES + i]
+            lo = lanes[2 * _GROUP_LANES * j + i]
+            values[_GROUP_LANES * j + i] = (
+                (np.float64(np.int32(hi ^ _SIGN32)) + _TWO31) * _F32_DRAW
+                + np.float64(np.int32(lo >> 11)) * _F64_ULP)
+    for q in range(4):
+        _store_pairs(values, _LANES * q, _GROUP_LANES + _LANES * q, out,
+                     ROW_WORDS // 2 * (q * k + r))
+
+
+def _draw_kernel(width, value_of, rows=None):
     """A fill kernel: element ``i`` is ``value_of(draw)`` of the ``width``-bit draw
     (32 or 64) at word ``w0 + i width / 32``; misses are ``value_of``'s business
     through ``params`` (and ``g``, the draw's index in the stream).
 
-    With ``by_rows``, whole spans of four chunk groups map each row as it is
-    made, so that the steps overlap the stores (as in the raw fill): the
-    uniform fills went from 0.48 to 0.55–0.95 of the write roof so, where
-    the normal and exponential maps, a row at a time, lost half their speed
+    With ``rows``, whole spans of four chunk groups go through
+    ``rows(lanes, values, out, k, r)`` after each step, which maps row ``r``
+    of the four groups into ``out`` (the span's elements) as it is made, so
+    that the steps overlap the stores as in the raw fill
     (docs/performance.md).  Otherwise the draws go through the cursor, a
     tile at a time.
     """
     per = width // 32
-    per_row = ROW_WORDS // per
 
     @njit(cache=True)
-    def four_groups(k0, k1, k2, k3, log2_k, group, out, e0, params, table, g0):
-        """The elements of chunk groups ``group .. group + 3`` into ``out[e0:]``."""
+    def four_groups(k0, k1, k2, k3, log2_k, group, out):
+        """The elements of chunk groups ``group .. group + 3`` into ``out``."""
         lanes = np.empty(8 * _GROUP_LANES, np.uint32)
-        row = np.empty(ROW_WORDS, np.uint32)
-        draws = row if per == 1 else row.view(np.uint64)
+        values = np.empty(4 * _GROUP_LANES, out.dtype)
         _start_groups(k0, k1, k2, k3, group, 4, lanes)
         k = 1 << log2_k
         for r in range(k):
             _step_four_groups(lanes)
-            for q in range(4):
-                _store_row(lanes, _LANES * q, _GROUP_LANES, row, 0)
-                e = e0 + (q * k + r) * per_row
-                for i in range(per_row):
-                    out[e + i] = value_of(U64(draws[i]), params, table, g0 + U64(e + i),
-                                          log2_k)
+            rows(lanes, values, out, k, r)
 
     @njit(cache=True, parallel=True)
     def kernel(k0, k1, k2, k3, log2_k, w0, out, pieces, params, table, g0):
@@ -388,9 +471,8 @@ def _draw_kernel(width, value_of, by_rows=False):
             while s < b:
                 m = min(_tile_room(w0, per, s, tile), b - s)
                 w = w0 + U64(per * s)
-                if by_rows and per * m == 128 << log2_k and w % U64(per * m) == 0:
-                    four_groups(k0, k1, k2, k3, log2_k, w >> (U64(5) + log2_k), out, s,
-                                params, table, g0)
+                if rows is not None and per * m == 128 << log2_k and w % U64(per * m) == 0:
+                    four_groups(k0, k1, k2, k3, log2_k, w >> (U64(5) + log2_k), out[s:s + m])
                     skip(cursor, U64(4) << log2_k)
                 else:
                     take(k0, k1, k2, k3, log2_k, cursor, buf, 0, per * m)
@@ -413,8 +495,8 @@ def _of_draw(value_map):
 
 
 #: The kernels, by the name of their law.
-uniform64_fill = _draw_kernel(64, _of_draw(uniform53), by_rows=True)
-uniform32_fill = _draw_kernel(32, _of_draw(uniform24), by_rows=True)
+uniform64_fill = _draw_kernel(64, _of_draw(uniform53), rows=_uniform53_rows)
+uniform32_fill = _draw_kernel(32, _of_draw(uniform24), rows=_uniform24_rows)
 exponential64_fill = _draw_kernel(64, _of_draw(exponential64))
 exponential32_fill = _draw_kernel(32, _of_draw(exponential32))
 normal64_fill = _draw_kernel(64, normal64_of_draw)
