@@ -29,7 +29,7 @@ from .generator import Generator
 from .stream import Philox, Stream, Threefry, purpose_word
 from .tandem8x32 import Tandem
 
-__version__ = "0.3.0"
+__version__ = "1.0.0"
 
 __all__ = [
     "AliasTable",

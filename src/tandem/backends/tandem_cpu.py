@@ -23,6 +23,7 @@ from numba import njit, prange, types
 from numba.extending import intrinsic
 
 from .. import core
+from .maps import named
 from ..core.bijections import MASK32, SHIFT32
 from ..core.tandem8x32 import (AUX_STREAM, CLOCK_ROT, CLOCK_WEYL, DOMAIN_STREAM, LO_ROTATION,
                                 ROUND_CONSTANTS)
@@ -431,6 +432,18 @@ def _uniform53_rows(lanes, values, out, k, r):
                      ROW_WORDS // 2 * (q * k + r))
 
 
+def _module_level(fn, name):
+    """``fn``, compilable from Numba code, under ``name`` in this module.
+
+    A kernel's disk cache is keyed by a pickle of its closure.  A function
+    found under its name pickles as that name; a nested one pickles by
+    value, with the dispatchers it calls, whose pickles differ from process
+    to process: the kernels were compiled anew in every process.
+    """
+    globals()[name] = core.jitable_cpu(named(name, fn))
+    return fn
+
+
 def _draw_kernel(width, value_of, rows=None):
     """A fill kernel: element ``i`` is ``value_of(draw)`` of the ``width``-bit draw
     (32 or 64) at word ``w0 + i width / 32``; misses are ``value_of``'s business
@@ -445,7 +458,6 @@ def _draw_kernel(width, value_of, rows=None):
     """
     per = width // 32
 
-    @njit(cache=True)
     def four_groups(k0, k1, k2, k3, log2_k, group, out):
         """The elements of chunk groups ``group .. group + 3`` into ``out``."""
         lanes = np.empty(8 * _GROUP_LANES, np.uint32)
@@ -455,6 +467,8 @@ def _draw_kernel(width, value_of, rows=None):
         for r in range(k):
             _step_four_groups(lanes)
             rows(lanes, values, out, k, r)
+
+    four_groups = None if rows is None else _module_level(four_groups, f"{rows.__name__}_groups")
 
     @njit(cache=True, parallel=True)
     def kernel(k0, k1, k2, k3, log2_k, w0, out, pieces, params, table, g0):
