@@ -142,6 +142,22 @@ def test_checkpoint_resume_bit_for_bit(tmp_path):
                                    progress=False).traces)
 
 
+def test_a_tandem_root_resumes_bit_for_bit_and_names_its_position(tmp_path):
+    table = synthetic_table(6, 2, 8)
+    root = tandem.Tandem(99).at(4096)
+    kwargs = dict(chains=2, burn_in=50, progress=False)
+    whole = order_mcmc(table, root, iterations=300, **kwargs)
+    path = tmp_path / "run.npz"
+    order_mcmc(table, root, iterations=120, checkpoint=path, **kwargs)
+    resumed = order_mcmc(table, root, iterations=300, resume=path, **kwargs)
+    assert np.array_equal(resumed.traces, whole.traces)
+    assert not np.array_equal(
+        order_mcmc(table, tandem.Tandem(99), iterations=300, **kwargs).traces, whole.traces)
+    for other in (tandem.Tandem(99), tandem.Tandem.from_key(root.key, position=4096, K=8)):
+        with pytest.raises(ValueError, match="root"):
+            order_mcmc(table, other, iterations=300, resume=path, **kwargs)
+
+
 def test_resume_refuses_other_table_or_settings(tmp_path):
     table = synthetic_table(6, 2, 4)
     root = tandem.Philox(1)

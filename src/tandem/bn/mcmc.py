@@ -25,8 +25,9 @@ Randomness. A run derives five streams from ``root``:
 ``root.sub("tandem.bn.order_mcmc.dags")``,
 ``root.sub("tandem.bn.order_mcmc.tempered")`` and
 ``root.sub("tandem.bn.order_mcmc.swaps")``; chain ``c`` draws from the
-``split(c)`` of each. Every draw is addressed: the initial order takes 64-bit
-draw ``i`` of its lane for the Fisher–Yates step of position ``i`` (every
+``split(c)`` of each. Every draw is addressed, counted from the lane's
+position (0 on Philox and Threefry, the root's on Tandem, whose ``sub`` and
+``split`` keep it): the initial order takes 64-bit draw ``i`` of its lane for the Fisher–Yates step of position ``i`` (every
 replica of a chain starts from it); iteration ``t`` takes draws
 ``4t .. 4t + 3`` (move kind, two positions, acceptance or the Gibbs draw of a
 position) of the moves lane for
@@ -59,6 +60,7 @@ import numpy as np
 from .. import _progress, core, files, parallel
 from ..distributions import random_at
 from ..stream import Stream
+from ..tandem8x32 import Tandem
 from . import combinations, diagnostics, order_moves, order_sums, search, set_walks
 from .order_moves import BATCHES
 from .table import candidate_matrix, check_device, default_memory_limit
@@ -1036,8 +1038,17 @@ def _temperatures(temperatures):
     return betas
 
 
+def _draws_from(lane, i):
+    """``lane`` at its 64-bit draw ``i``, counted from its position (words, not a
+    generator's own unit: a Tandem position is in bits)."""
+    return lane.at_word(lane.word_position + 2 * i)
+
+
 def _stream_description(root):
-    return {"generator": type(root).__name__, "key": list(root.key), "lane": root.lane}
+    description = {"generator": type(root).__name__, "key": list(root.key), "lane": root.lane}
+    if isinstance(root, Tandem):  # its children keep its position, and K orders its words
+        description.update(position=root.position, K=root.K)
+    return description
 
 
 def _save(path, state, settings, fingerprint):
@@ -1617,10 +1628,10 @@ def _order_mcmc(table, root, first, mode, *, chains, iterations, burn_in, thin, 
         # iteration t: draws 4t .. 4t + 3 of each replica's moves lane (64-bit draw i
         # is at word 2i); swap round s: draws s (R - 1) .. of the swaps lane; the DAGs
         # of a kept t: draws (t * dags + d) * n + v of the dags lane
-        moves_u = np.array([[s.at(2 * 4 * t0).random(4 * (t1 - t0))[0] for s in lanes]
+        moves_u = np.array([[_draws_from(s, 4 * t0).random(4 * (t1 - t0))[0] for s in lanes]
                             for lanes in move_streams])
         first_round, end_round = (t0 + swap_every) // swap_every - 1, t1 // swap_every
-        swaps_u = np.array([s.at(2 * first_round * (replicas - 1)).random(
+        swaps_u = np.array([_draws_from(s, first_round * (replicas - 1)).random(
             max(end_round - first_round, 0) * (replicas - 1))[0] for s in swap_streams])
         first = burn_in + max(0, -(-(t0 - burn_in) // thin)) * thin
         kept = np.arange(first, t1, thin, dtype=np.uint64)
