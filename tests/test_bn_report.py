@@ -140,7 +140,7 @@ def test_candidates_from_the_pc_skeleton(tmp_path):
     assert code == 0, err
     record = json.loads((folder / "run.json").read_text())
     assert record["settings"]["candidates"] == "pc"
-    data = bn.load_network("asia").sample(3000, tandem.Philox(0).sub(report.PURPOSE_DATA))
+    data = bn.load_network("asia").sample(3000, tandem.Tandem(0).sub(report.PURPOSE_DATA))
     skeleton = bn.independence.pc_skeleton(data)
     names = data.names
     for child, excluded in record["table"]["excluded"].items():

@@ -161,7 +161,7 @@ def _bn_learn(args, out=sys.stdout, err=sys.stderr):
             network = (bn.load_network(args.network) if args.network in bn.NETWORKS
                        else bn.read_bif(args.network))
             data = network.sample(args.samples,
-                                  tandem.Philox(args.seed).sub(report.PURPOSE_DATA))
+                                  tandem.Tandem(args.seed).sub(report.PURPOSE_DATA))
             truth = network.adjacency()
             source = f"{args.samples} rows sampled from the network {args.network}"
         else:
@@ -321,7 +321,7 @@ def _structure_learning(say):
     from tandem import bn
 
     network = bn.load_network("asia")
-    root = tandem.Philox(2024)
+    root = tandem.Tandem(2024)
     data = network.sample(1000, root.sub("data"))
     table = bn.score_table(data, max_parents=3, progress=False)
     exact = bn.exact_edge_posteriors(table=table)

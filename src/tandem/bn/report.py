@@ -21,8 +21,8 @@
   chain against chain (needs matplotlib, the ``docs`` extra; ``chains.png``
   needs two chains or more).
 
-Streams: the data of ``--network`` come from ``Philox(seed).sub("data")``
-and the chains from ``Philox(seed).sub("mcmc")``.
+Streams: the data of ``--network`` come from ``Tandem(seed).sub("data")``
+and the chains from ``Tandem(seed).sub("mcmc")``.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import files
-from ..stream import Philox
+from ..tandem8x32 import Tandem
 from . import diagnostics, expansion, graphs, independence, search
 from .mcmc import estimate_bytes as mcmc_bytes
 from .mcmc import DEFAULT_MOVES, SE_MERGE, geometric_temperatures, order_mcmc
@@ -88,9 +88,9 @@ def convergence(result, names):
     --------
     >>> import numpy as np, tandem
     >>> from tandem.bn import order_mcmc, score_table, load_network
-    >>> data = load_network("cancer").sample(300, tandem.Philox(1))
+    >>> data = load_network("cancer").sample(300, tandem.Tandem(1))
     >>> table = score_table(data, max_parents=2, progress=False)
-    >>> r = order_mcmc(table, tandem.Philox(2), iterations=400, progress=False)
+    >>> r = order_mcmc(table, tandem.Tandem(2), iterations=400, progress=False)
     >>> sorted(convergence(r, table.names))[:3]
     ['advice', 'ess_below_limit', 'largest_rhat']
     """
@@ -272,7 +272,7 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
     chains, iterations
         As for :func:`tandem.bn.order_mcmc`.
     seed : int
-        The chains draw from ``Philox(seed).sub("mcmc")``.
+        The chains draw from ``Tandem(seed).sub("mcmc")``.
     true_adjacency : array_like of bool, optional
         The true graph ``[parent, child]``, for SHD and AUROC.
     source : str
@@ -340,7 +340,7 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
             progress = "always" if progress is True else progress
         table = plan.compute(progress)
         t1 = time.perf_counter()
-        result = order_mcmc(table, Philox(seed).sub(PURPOSE_MCMC), chains=chains,
+        result = order_mcmc(table, Tandem(seed).sub(PURPOSE_MCMC), chains=chains,
                             iterations=iterations, moves=moves, temperatures=temperatures,
                             progress=progress)
         seconds["score_table"] += t1 - t0
