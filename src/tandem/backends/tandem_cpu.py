@@ -23,7 +23,6 @@ from numba import njit, prange, types
 from numba.extending import intrinsic
 
 from .. import core
-from .maps import named
 from ..core.bijections import MASK32, SHIFT32
 from ..core.tandem8x32 import (AUX_STREAM, CLOCK_ROT, CLOCK_WEYL, DOMAIN_STREAM, LO_ROTATION,
                                 ROUND_CONSTANTS)
@@ -31,6 +30,7 @@ from ..core.tandem_draws import (below32_of_draw, below64_of_draw, box_muller32,
                                  choice_of_draw, exponential32, exponential64, normal64_of_draw,
                                  uniform24, uniform53)
 from ..core.uniform import lemire32, lemire64
+from .maps import named
 
 core.register()
 _inlined = functools.partial(core.jitable_cpu, inline=True)
