@@ -236,20 +236,41 @@ def _rows(lanes, count, out, at):
         _store_row(lanes, 0, _LANES, out, at + ROW_WORDS * r)
 
 
-@njit(cache=True)
-def _four_groups(k0, k1, k2, k3, log2_k, group, out, at):
-    """The chunk groups ``group .. group + 3`` (``128 K`` words) into ``out[at:]``.
+@_inlined
+def _word_rows(lanes, values, out, k, r):
+    """Row ``r`` of each of four chunk groups into ``out``, as raw words."""
+    for q in range(4):
+        _store_row(lanes, _LANES * q, _GROUP_LANES, out, ROW_WORDS * (q * k + r))
+
+
+def _groups_of(rows):
+    """``groups(k0, k1, k2, k3, log2_k, group, out)``: chunk groups ``group ..
+    group + 3`` into ``out``, ``rows(lanes, values, out, k, r)`` laying out row
+    ``r`` of the four as it is made (``values``: 128 elements of scratch).
 
     Four groups step together: 32 lanes, four independent chains, where one
-    group's eight lanes wait on the latency of each step.
+    group's eight lanes wait on the latency of each step.  ``groups`` is
+    registered under its name in this module (``rows``' name, ``_groups`` for
+    ``_rows``): a kernel's disk cache is keyed by a pickle of its closure, and
+    a function found under its name pickles as that name, where a nested one
+    pickles by value with the dispatchers it calls, whose pickles differ from
+    process to process (the kernels were compiled anew in every process).
     """
-    lanes = np.empty(8 * _GROUP_LANES, np.uint32)
-    _start_groups(k0, k1, k2, k3, group, 4, lanes)
-    k = 1 << log2_k
-    for r in range(k):
-        _step_four_groups(lanes)
-        for q in range(4):
-            _store_row(lanes, _LANES * q, _GROUP_LANES, out, at + ROW_WORDS * (q * k + r))
+    def groups(k0, k1, k2, k3, log2_k, group, out):
+        lanes = np.empty(8 * _GROUP_LANES, np.uint32)
+        values = np.empty(4 * _GROUP_LANES, out.dtype)
+        _start_groups(k0, k1, k2, k3, group, 4, lanes)
+        k = 1 << log2_k
+        for r in range(k):
+            _step_four_groups(lanes)
+            rows(lanes, values, out, k, r)
+
+    name = rows.__name__.removesuffix("_rows") + "_groups"
+    globals()[name] = core.jitable_cpu(named(name, groups))
+    return groups
+
+
+_word_groups = _groups_of(_word_rows)
 
 
 @njit(cache=True)
@@ -262,7 +283,7 @@ def _emit(k0, k1, k2, k3, log2_k, row, count, lanes, out, at):
         r = np.int64(row) + done
         j = r & (k - 1)
         if j == 0 and count - done >= 4 * k:
-            _four_groups(k0, k1, k2, k3, log2_k, r >> log2_k, out, at + ROW_WORDS * done)
+            _word_groups(k0, k1, k2, k3, log2_k, r >> log2_k, out[at + ROW_WORDS * done:])
             done += 4 * k
             continue
         if j == 0:
@@ -432,18 +453,6 @@ def _uniform53_rows(lanes, values, out, k, r):
                      ROW_WORDS // 2 * (q * k + r))
 
 
-def _module_level(fn, name):
-    """``fn``, compilable from Numba code, under ``name`` in this module.
-
-    A kernel's disk cache is keyed by a pickle of its closure.  A function
-    found under its name pickles as that name; a nested one pickles by
-    value, with the dispatchers it calls, whose pickles differ from process
-    to process: the kernels were compiled anew in every process.
-    """
-    globals()[name] = core.jitable_cpu(named(name, fn))
-    return fn
-
-
 def _draw_kernel(width, value_of, rows=None):
     """A fill kernel: element ``i`` is ``value_of(draw)`` of the ``width``-bit draw
     (32 or 64) at word ``w0 + i width / 32``; misses are ``value_of``'s business
@@ -457,18 +466,7 @@ def _draw_kernel(width, value_of, rows=None):
     tile at a time.
     """
     per = width // 32
-
-    def four_groups(k0, k1, k2, k3, log2_k, group, out):
-        """The elements of chunk groups ``group .. group + 3`` into ``out``."""
-        lanes = np.empty(8 * _GROUP_LANES, np.uint32)
-        values = np.empty(4 * _GROUP_LANES, out.dtype)
-        _start_groups(k0, k1, k2, k3, group, 4, lanes)
-        k = 1 << log2_k
-        for r in range(k):
-            _step_four_groups(lanes)
-            rows(lanes, values, out, k, r)
-
-    four_groups = None if rows is None else _module_level(four_groups, f"{rows.__name__}_groups")
+    four_groups = None if rows is None else _groups_of(rows)
 
     @njit(cache=True, parallel=True)
     def kernel(k0, k1, k2, k3, log2_k, w0, out, pieces, params, table, g0):

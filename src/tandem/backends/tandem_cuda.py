@@ -4,9 +4,9 @@ Thread ``t`` of a fill runs chunk ``c = 8 g + lane`` (``g`` the chunk group,
 ``lane = t % 8``): one F, then one step a block; block ``j`` of the chunk is
 in row ``g K + j``: the eight threads of a group write one row's 128
 contiguous bytes a step, as 16-byte stores where ``out`` and the fill's
-start allow.  A fill's elements map from its draws
-by the same functions as on the CPU (:mod:`tandem.core.tandem_draws`),
-misses and rejections included, so every bit agrees.
+start allow.  A fill's elements map from its draws by the same functions as
+on the CPU (:mod:`tandem.core.tandem_draws`), misses and rejections included,
+so every bit agrees.
 
 Under ``NUMBA_ENABLE_CUDASIM=1`` the kernels run in Numba's CUDA simulator on
 NumPy arrays, which is how CI tests them.

@@ -27,8 +27,9 @@ Randomness. A run derives five streams from ``root``:
 ``root.sub("tandem.bn.order_mcmc.swaps")``; chain ``c`` draws from the
 ``split(c)`` of each. Every draw is addressed, counted from the lane's
 position (0 on Philox and Threefry, the root's on Tandem, whose ``sub`` and
-``split`` keep it): the initial order takes 64-bit draw ``i`` of its lane for the Fisher–Yates step of position ``i`` (every
-replica of a chain starts from it); iteration ``t`` takes draws
+``split`` keep it): the initial order takes 64-bit draw ``i`` of its lane
+for the Fisher–Yates step of position ``i`` (every replica of a chain
+starts from it); iteration ``t`` takes draws
 ``4t .. 4t + 3`` (move kind, two positions, acceptance or the Gibbs draw of a
 position) of the moves lane for
 replica 0 and of lane ``split(r)`` of the tempered lane for replica ``r``;
