@@ -184,14 +184,14 @@ TWO_PART_PARAMETERS = {"standard_t": (5.0,), "f": (3.0, 7.0), "wald": (1.0, 2.0)
 def law_rows(n64):
     """tandem.parametric's laws against CuPy's methods of the same names
     (which allocate their output) and torch's in-place ones where it has them."""
-    from tandem import parametric
+    from tandem import laws, parametric
 
     s = tandem.Philox(2024)
     f64, i64 = cp.empty(n64, cp.float64), cp.empty(n64, cp.int64)
     rows = {}
     for label, params in LAW_PARAMETERS.items():
         name = label.split("(")[0]
-        out = i64 if parametric.LAWS[name].counts else f64
+        out = i64 if laws.LAWS[name].counts else f64
         rows[f"law {label}: tandem"] = (out, lambda name=name, params=params, out=out:
                                         parametric.fill(s, name, *params, out=out))
         rows[f"law {label}: CuPy"] = (out, lambda name=name, params=params: getattr(

@@ -33,7 +33,7 @@ def test_compile_fills_every_kind_with_both_bijections(monkeypatch):
     fills instead of compiling them: CI compiles them in the other tests)."""
     import types
 
-    from tandem import engine, kinds, parametric, warmup
+    from tandem import engine, kinds, laws, warmup
 
     from tandem.backends.cpu import LEAN_BELOW
 
@@ -63,7 +63,7 @@ def test_compile_fills_every_kind_with_both_bijections(monkeypatch):
     # the laws' own kinds with regimes are the rules the fills' kinds are held to
     each = {name for how, name, _, _ in seen if how == "each"}
     scalar = {name for how, name, _, _ in seen if how != "each"}
-    with_regimes = [law for law in parametric.LAWS.values() if law.regimes is not None]
+    with_regimes = [law for law in laws.LAWS.values() if law.regimes is not None]
     assert scalar | each | {law.kind for law in with_regimes} == set(kinds.KINDS)
     assert each == {name for law in with_regimes for name, _ in law.regimes(*np.ones((3, 1)))}
     assert {s for s in seen if s[0] != "each"} == {

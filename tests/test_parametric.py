@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 import tandem
-from tandem import Generator, engine, parametric
+from tandem import Generator, engine, laws, parametric
 from tandem.backends import cpu
 from tandem.kinds import KINDS
 
@@ -56,7 +56,7 @@ COMPOSED = {
 
 def width(name):
     """Words per element of the law ``name``."""
-    return KINDS[parametric.LAWS[name].kind].width
+    return KINDS[laws.LAWS[name].kind].width
 
 
 def law_fill(stream, name, n, params=None, **kw):
@@ -80,7 +80,7 @@ def chisquare_pvalue(counts, law):
 
 
 def test_every_law_is_a_generator_method_and_has_a_test():
-    assert set(LAWS) == set(parametric.LAWS)
+    assert set(LAWS) == set(laws.LAWS)
     for name in LAWS:
         assert callable(getattr(Generator, name))  # normal's is NumPy's own signature
 
@@ -228,7 +228,7 @@ def test_faster_kinds_equal_the_laws_own(name, params, kind):
     """Scalar parameters take a kind whose fill the CPU vectorises; its values
     equal those of the law's own kind, of the kinds that array parameters
     take, of the reference, and of its elements computed alone."""
-    assert parametric._scalar_spec(name, KINDS[parametric.LAWS[name].kind],
+    assert parametric._scalar_spec(name, KINDS[laws.LAWS[name].kind],
                                    parametric._prepare(name, params)[1])[0].name == kind
     stream = ROOT.sub("faster").sub(name).at(2)
     n = 3000

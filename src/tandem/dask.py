@@ -40,7 +40,7 @@ except ImportError as error:  # pragma: no cover - the extra is part of the test
     raise ImportError("tandem.dask needs Dask: python3 -m pip install 'tandem-streams[dask]'") \
         from error
 
-from . import arrays, multivariate, parametric
+from . import arrays, laws, multivariate, parametric
 from .stream import Stream
 
 #: Words past which no draw lies (a lane's length).
@@ -49,8 +49,8 @@ _LANE_END = 2**64
 #: The Stream methods that fill elementwise, and their parameters before ``size``.
 METHODS = {"bits": (), "random": (), "integers": ("low", "high"), "bernoulli": ("p",),
            "normal": (), "exponential": (), "choice": ("table",)}
-#: The parametric laws (:data:`tandem.parametric.LAWS`).
-LAWS = tuple(sorted(parametric.LAWS))
+#: The laws whose parameters broadcast (:data:`tandem.laws.LAWS`).
+LAWS = tuple(sorted(laws.LAWS))
 #: The laws that :mod:`tandem.parametric` composes of two parts, 8 words an element.
 COMPOSED = ("beta", "f", "negative_binomial", "standard_t", "wald")
 #: The laws of :mod:`tandem.multivariate`, whose draws are rows of ``k`` components
@@ -211,10 +211,6 @@ def _method_function(name):
                             "choice": "tandem.AliasTable([1.0, 2.0]), "}.get(name, ""))
 
 
-def _parameter_count(name):
-    return len(parametric.LAWS[name].parameters) if name in parametric.LAWS else 1
-
-
 def _law_function(name):
     if name in COMPOSED:
         draw, local = functools.partial(_draw, getattr(parametric, name), ()), \
@@ -226,11 +222,13 @@ def _law_function(name):
     def fill(stream: Stream, *params, size=None, chunks="auto", **options):
         return _fill(draw, name, stream, params, size, chunks, options)
 
-    return _public(name, fill, f"The law ``{name}`` of :mod:`tandem.parametric` as a Dask "
-                   "array: ``(array, next stream)``.", params="The law's parameters, in "
-                   "NumPy's order; arrays broadcast to ``size``.", rows="",
-                   options="``device``, ``threads``.", local=local,
-                   example=_EXAMPLES.get(name) or "1.0, " * _parameter_count(name))
+    law = laws.LAWS.get(name)
+    summary = f"The law ``{name}`` as a Dask array: ``(array, next stream)``." + (
+        f"  {law.doc}." if law else "")
+    example = "".join(f"{p!r}, " for p in law.parameter_sets[0]) if law else _EXAMPLES[name]
+    return _public(name, fill, summary, params="The law's "
+                   "parameters, in NumPy's order; arrays broadcast to ``size``.", rows="",
+                   options="``device``, ``threads``.", local=local, example=example)
 
 
 def _rows_function(name):
@@ -248,9 +246,9 @@ def _rows_function(name):
                    local=f"multivariate.{name}(stream, ...)", example=_EXAMPLES[name])
 
 
-_EXAMPLES = {"binomial": "10, 0.5, ", "triangular": "0.0, 0.5, 1.0, ", "beta": "2.0, 3.0, ",
-             "f": "2.0, 5.0, ", "negative_binomial": "3.0, 0.5, ", "wald": "1.0, 2.0, ",
-             "vonmises": "0.0, 2.0, ", "dirichlet": "[1.0, 2.0], ",
+#: The docs' example parameters of the composed and row laws.
+_EXAMPLES = {"beta": "2.0, 3.0, ", "f": "2.0, 5.0, ", "negative_binomial": "3.0, 0.5, ",
+             "standard_t": "3.0, ", "wald": "1.0, 2.0, ", "dirichlet": "[1.0, 2.0], ",
              "multinomial": "10, [0.2, 0.8], ",
              "multivariate_normal": "[0.0, 1.0], [[1.0, 0.5], [0.5, 2.0]], "}
 

@@ -4,7 +4,7 @@ import collections.abc
 
 import numpy as np
 
-from . import arrays, checks, distributions, multivariate, parametric, reserve, sampling
+from . import arrays, checks, distributions, laws, multivariate, parametric, reserve, sampling
 from .bitgen import StreamBitGenerator
 from .stream import Stream
 from .tandem8x32 import Tandem
@@ -292,52 +292,10 @@ class Generator(np.random.Generator):
         order = self._draw(sampling.permutation, len(x))
         x[:] = [x[i] for i in order]
 
-    # -- laws whose parameters broadcast (tandem.parametric) -------------------
+    # -- laws whose parameters broadcast (tandem.laws), the others made below ----
 
     def _law(self, name, *params, size=None):
         return self._small(reserve.keyed(name, *params), size, parametric.fill, name, *params)
-
-    def uniform(self, low=0.0, high=1.0, size=None):
-        """Floats in ``[low, high)``, as ``numpy.random.Generator.uniform``:
-        ``low + (high - low) u`` with one rounding, ``u`` from ``random``."""
-        return self._law("uniform", low, high, size=size)
-
-    def laplace(self, loc=0.0, scale=1.0, size=None):
-        """Laplace variates, as ``numpy.random.Generator.laplace``."""
-        return self._law("laplace", loc, scale, size=size)
-
-    def logistic(self, loc=0.0, scale=1.0, size=None):
-        """Logistic variates, as ``numpy.random.Generator.logistic``."""
-        return self._law("logistic", loc, scale, size=size)
-
-    def gumbel(self, loc=0.0, scale=1.0, size=None):
-        """Gumbel variates, as ``numpy.random.Generator.gumbel``."""
-        return self._law("gumbel", loc, scale, size=size)
-
-    def standard_cauchy(self, size=None):
-        """Standard Cauchy variates, as ``numpy.random.Generator.standard_cauchy``."""
-        return self._law("standard_cauchy", size=size)
-
-    def rayleigh(self, scale=1.0, size=None):
-        """Rayleigh variates, as ``numpy.random.Generator.rayleigh``."""
-        return self._law("rayleigh", scale, size=size)
-
-    def weibull(self, a, size=None):
-        """Weibull variates of shape ``a``, as ``numpy.random.Generator.weibull``."""
-        return self._law("weibull", a, size=size)
-
-    def power(self, a, size=None):
-        """Power-law variates on ``[0, 1]``, as ``numpy.random.Generator.power``."""
-        return self._law("power", a, size=size)
-
-    def triangular(self, left, mode, right, size=None):
-        """Triangular variates, as ``numpy.random.Generator.triangular``."""
-        return self._law("triangular", left, mode, right, size=size)
-
-    def lognormal(self, mean=0.0, sigma=1.0, size=None):
-        """Log-normal variates, as ``numpy.random.Generator.lognormal``: ``exp`` of
-        ``normal(mean, sigma)``'s values, element for element."""
-        return self._law("lognormal", mean, sigma, size=size)
 
     def standard_gamma(self, shape, size=None, dtype=np.float64, out=None):
         """Gamma variates of scale 1, as ``numpy.random.Generator.standard_gamma``
@@ -360,28 +318,6 @@ class Generator(np.random.Generator):
             return self._law("standard_gamma", shape, size=size)
         return self._draw(parametric.fill, "standard_gamma", shape, size=size, out=out)
 
-    def gamma(self, shape, scale=1.0, size=None):
-        """Gamma variates, as ``numpy.random.Generator.gamma``: the value is the
-        standard rule's with ``scale`` folded into its last product."""
-        return self._law("gamma", shape, scale, size=size)
-
-    def chisquare(self, df, size=None):
-        """Chi-square variates, as ``numpy.random.Generator.chisquare``: ``gamma(df / 2, 2)``."""
-        return self._law("chisquare", df, size=size)
-
-    def poisson(self, lam=1.0, size=None):
-        """Poisson counts (int64), as ``numpy.random.Generator.poisson``
-        (``tandem.core.poisson``); ``lam`` at most ``2**52``."""
-        return self._law("poisson", lam, size=size)
-
-    def pareto(self, a, size=None):
-        """Pareto II (Lomax) variates, as ``numpy.random.Generator.pareto``."""
-        return self._law("pareto", a, size=size)
-
-    def geometric(self, p, size=None):
-        """Trials up to the first success (int64), as ``numpy.random.Generator.geometric``."""
-        return self._law("geometric", p, size=size)
-
     def standard_t(self, df, size=None):
         """Student's t variates, as ``numpy.random.Generator.standard_t``
         (:func:`tandem.parametric.standard_t`)."""
@@ -395,11 +331,6 @@ class Generator(np.random.Generator):
         """Negative binomial counts, as ``numpy.random.Generator.negative_binomial``
         (:func:`tandem.parametric.negative_binomial`)."""
         return self._small(reserve.keyed("negative_binomial", n, p), size, parametric.negative_binomial, n, p)
-
-    def binomial(self, n, p, size=None):
-        """Binomial counts (int64), as ``numpy.random.Generator.binomial``
-        (``tandem.core.binomial``); ``n`` below ``2**52``."""
-        return self._law("binomial", n, p, size=size)
 
     def wald(self, mean, scale, size=None):
         """Wald variates, as ``numpy.random.Generator.wald`` (:func:`tandem.parametric.wald`)."""
@@ -465,10 +396,6 @@ class Generator(np.random.Generator):
             return self._numpy("multinomial", n, pvals, size)
         return self._draw(multivariate.multinomial, n, pvals, size)
 
-    def vonmises(self, mu, kappa, size=None):
-        """Von Mises angles in ``[-pi, pi]``, as ``numpy.random.Generator.vonmises``
-        (``tandem.core.vonmises``)."""
-        return self._law("vonmises", mu, kappa, size=size)
 
     # -- NumPy's algorithms on the stream's words --------------------------------
 
@@ -495,3 +422,57 @@ class Generator(np.random.Generator):
     def multivariate_hypergeometric(self, colors, nsample, size=None, method="marginals"):
         """NumPy's ``multivariate_hypergeometric`` on the stream's words."""
         return self._numpy("multivariate_hypergeometric", colors, nsample, size, method)
+
+
+_LAW_DOC = """{doc}.
+
+As ``numpy.random.Generator.{name}``, by tandem's rule of the law.
+
+Parameters
+----------
+{parameters}size : int or tuple of ints, optional
+    The output's shape, to which the parameters broadcast (None: their
+    broadcast shape, one value for scalars).
+
+Returns
+-------
+{returns}
+    ``tandem.parametric.fill(stream, "{name}", ...)``'s values (the
+    fill's rule, ``docs/spec.md``), the stream moved on past them.
+
+Examples
+--------
+>>> import tandem
+>>> x = tandem.Generator(1).{name}({example}size=3)
+"""
+
+
+def _law_method(law: laws.Law):
+    """``Generator.<law.name>``: NumPy's signature (the law's parameters with
+    NumPy's defaults, then ``size``) and one call, ``self._law``.  Made from
+    source, as :mod:`dataclasses` makes ``__init__``, so that a small call
+    costs no argument binding."""
+    names = [p.name for p in law.parameters]
+    signature = "".join(f"{p.name}, " if p.default is None else f"{p.name}={p.default!r}, "
+                        for p in law.parameters)
+    source = (f"def {law.name}(self, {signature}size=None):\n"
+              f"    return self._law({law.name!r}, {''.join(n + ', ' for n in names)}size=size)\n")
+    namespace = {}
+    exec(source, namespace)  # noqa: S102 - the source is made above from the law's names
+    method = namespace[law.name]
+    defaults = [f"{p.name} {p.default!r}" for p in law.parameters if p.default is not None]
+    parameters = (f"{', '.join(names)} : float or array_like of floats\n    The law's "
+                  f"parameters{' (defaults: ' + ', '.join(defaults) + ')' if defaults else ''};"
+                  " arrays broadcast as NumPy's.\n") if names else ""
+    returns = "int or numpy.ndarray of int64" if law.counts else "float or numpy.ndarray"
+    method.__doc__ = _LAW_DOC.format(doc=law.doc, name=law.name, parameters=parameters,
+                                     returns=returns, example="".join(
+                                         f"{p!r}, " for p in law.parameter_sets[0]))
+    method.__module__, method.__qualname__ = __name__, f"Generator.{law.name}"
+    return method
+
+
+for _each in laws.LAWS.values():
+    if _each.name not in vars(Generator):  # normal and standard_gamma are written above
+        setattr(Generator, _each.name, _law_method(_each))
+del _each

@@ -1,243 +1,39 @@
 """Fills of the laws whose parameters broadcast as NumPy's do.
 
-Each :class:`Law` names its kind (:mod:`tandem.kinds`), its parameters in
-NumPy's argument order with their checks, declared once, and how the
-checked parameters become the kind's three parameter words.  Scalar
-parameters take the kind's fill kernels; array parameters take the kernels
+Each law is one :class:`tandem.laws.Law` record: its kinds, its parameters
+in NumPy's argument order with their checks, and how the checked
+parameters become the kinds' three parameter words.  Scalar parameters
+take the fill kernels of the kind the law's strategy chooses; array parameters take the kernels
 that read each element's own words, which give the same values, bit for
 bit, for the same parameters.  The counting laws (``poisson``,
 ``binomial``, ``geometric``) compute their counts in f64, and the kernels
 store them as int64 (:func:`tandem.core.inversion.count64`).
 
 Array parameters choose, element by element, the kind of their regime
-(:attr:`Law.regimes`).  Laws of two parts (``standard_t``, ``f``,
+(:attr:`tandem.laws.Law.regimes`).  Laws of two parts (``standard_t``, ``f``,
 ``negative_binomial``, ``wald``, ``beta``) take 8 words an element, each
 part an element of another law computed alone (:func:`at`), and their value
 from :mod:`tandem.core.two_parts`; with scalar parameters, one kernel
 computes both parts and the value (on the CPU from 1,024 elements), and
-``negative_binomial`` on the GPU is one kernel too.  :data:`PARTS` holds
-the laws that exist only as parts.  ``docs/spec.md`` states each rule to
-the bit.
+``negative_binomial`` on the GPU is one kernel too.
+:data:`tandem.laws.PARTS` holds the laws that exist only as parts.
+``docs/spec.md`` states each rule to the bit.
 """
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
-from typing import Callable, Optional
+import numbers
 
 import numpy as np
 
-import numbers
-
 from . import arrays, engine
 from .distributions import integer_dtype
-from .core import binomial, poisson, vonmises
 from .kinds import KINDS, Real, resolve
+from .core import poisson
+from .laws import LAM_MAX, LAWS, check_probability
+from .laws import law as law_of
 
 _F64 = np.dtype(np.float64)
-
-
-@dataclass(frozen=True)
-class Law:
-    """A distribution's parameters and how they become its kind's words.
-
-    Attributes
-    ----------
-    kind : str
-        The name of a :data:`tandem.kinds.KINDS` entry.
-    parameters : tuple of Real
-        The parameters, in NumPy's order, each checked as float64.
-    words : callable
-        ``(*checked float64 arrays) -> three float64 arrays``, whose bits are
-        the kind's parameter words (they broadcast together).
-    check : callable or None
-        ``(*checked arrays) -> None``: the checks that involve several
-        parameters; raises ``ValueError``.
-    counts : bool
-        The kind's f64 values are counts, which the law returns as int64.
-    faster : callable or None
-        ``(three scalar parameter words as floats) -> (kind name, table) or
-        None``: a kind with the same values for those parameters whose fill
-        runs faster (a branch-free first attempt that the CPU vectorises),
-        and the table its fill brings (None: the kind's own).
-    regimes : callable or None
-        ``(three float64 arrays of parameter words) -> ((kind name, mask), ...)``:
-        for array parameters, the kinds with the law's values that take each
-        element's own words and run faster, and the elements each takes
-        (the masks cover every element once).
-    """
-
-    kind: str
-    parameters: tuple
-    words: Callable
-    check: Optional[Callable] = None
-    counts: bool = False
-    faster: Optional[Callable] = None
-    regimes: Optional[Callable] = None
-
-
-def _located(loc, scale):
-    return scale, loc, 0.0
-
-
-def _shape_only(a):
-    return a, 0.0, 0.0
-
-
-def _finite_span(low, high):
-    with np.errstate(over="ignore", invalid="ignore"):
-        span = high - low
-    # NumPy's check of the span: -0.0 (uniform(0, -0.0)) is negative too.
-    if (high < low).any() or ((span == 0) & np.signbit(span)).any():
-        raise ValueError("high must be at least low (high - low < 0)")
-    if not np.isfinite(span).all():
-        raise OverflowError("high - low overflows: the range exceeds the float64 range")
-
-
-def _triangle(left, mode, right):
-    if (left > mode).any():
-        raise ValueError("left must be at most mode")
-    if (mode > right).any():
-        raise ValueError("mode must be at most right")
-    if (left == right).any():
-        raise ValueError("left must be below right")
-
-
-def _probability(p):
-    if (p > 1.0).any():
-        raise ValueError("p must be at most 1")
-
-
-def _trials(n, p):
-    _probability(p)
-
-
-def _vonmises_words(mu, kappa):
-    """``(mu, kappa, s)``, ``s`` the envelope's parameter as NumPy computes it."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = 1.0 + np.sqrt(1.0 + 4.0 * kappa * kappa)
-        rho = (r - np.sqrt(2.0 * r)) / (2.0 * kappa)
-        s = np.where(kappa < 1e-5, np.where(kappa > 0, 1.0 / kappa + kappa, 0.0),
-                     (1.0 + rho * rho) / (2.0 * rho))
-    return mu, kappa, s
-
-
-def _gamma_words(shape, scale):
-    """``tandem.core.gamma``'s words, ``(d, c, d * scale)`` for ``shape >= 1`` and
-    ``(shape, -1/shape, scale)`` below, by IEEE operations alone."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d = shape - 1.0 / 3.0
-        large = shape >= 1.0
-        return (np.where(large, d, shape), np.where(large, 1.0 / np.sqrt(9.0 * d), -(1.0 / shape)),
-                np.where(large, d * scale, scale))
-
-
-def _vonmises_rejection(kappa):
-    """Where :func:`tandem.core.vonmises.vonmises_first` takes Best and Fisher's case."""
-    return (kappa >= vonmises.UNIFORM_BELOW) & (kappa <= vonmises.NORMAL_ABOVE)
-
-
-def _vonmises_faster(mu, kappa, s):
-    return ("vonmises_rejection64", None) if _vonmises_rejection(kappa) else None
-
-
-def _vonmises_regimes(mu, kappa, s):
-    rejection = _vonmises_rejection(kappa)
-    return ("vonmises_rejection64", rejection), ("vonmises64", ~rejection)
-
-
-def _gamma_faster(p, c, m):
-    return ("gamma_large64" if c > 0.0 else "gamma_small64"), None
-
-
-def _gamma_regimes(p, c, m):
-    large = c > 0.0
-    return ("gamma_large64", large), ("gamma_small64", ~large)
-
-
-def _poisson_regimes(lam, *_):
-    ptrs = lam >= poisson.INVERSION_BELOW
-    return ("poisson_ptrs64", ptrs), ("poisson_steps64", ~ptrs)
-
-
-def _binomial_regimes(n, p, _):
-    btrs = n * np.minimum(p, 1.0 - p) >= binomial.INVERSION_BELOW
-    return ("binomial_btrs64", btrs), ("binomial64", ~btrs)
-
-
-# Cached, so that repeated fills bring the same table, which a GPU then copies once.
-@functools.lru_cache(maxsize=256)
-def _poisson_faster(lam, *_):
-    if lam >= poisson.INVERSION_BELOW:
-        return "poisson_ptrs_fixed64", poisson.ptrs_table(lam)
-    return "poisson_table64", poisson.inversion_table(lam)
-
-
-@functools.lru_cache(maxsize=256)
-def _binomial_faster(n, p, _):
-    if n * min(p, 1.0 - p) >= binomial.INVERSION_BELOW:
-        return "binomial_btrs_fixed64", binomial.btrs_table(n, p)
-    return "binomial_table64", binomial.inversion_table(n, p)
-
-
-_F64_MAX = float(np.finfo(np.float64).max)
-# Counts below 2**53 are exact in f64; a mean this large keeps them there
-# but for a chance below 1e-300.
-_LAM_MAX = 2.0**52
-_LOC, _SCALE = Real("loc"), Real("scale", nonnegative=True, bound=1 / 128)
-_SHAPE = Real("shape", nonnegative=True, bound=1.0)
-
-#: Every law, by the name of its ``numpy.random.Generator`` method.
-LAWS = {
-    "uniform": Law("uniform_range64", (Real("low", bound=1.0, infinite_overflows=True),
-                                       Real("high", bound=1.0, infinite_overflows=True)),
-                   lambda low, high: (high - low, low, 0.0), _finite_span),
-    "laplace": Law("laplace64", (_LOC, _SCALE), _located),
-    "logistic": Law("logistic64", (_LOC, _SCALE), _located),
-    "gumbel": Law("gumbel64", (_LOC, _SCALE), _located),
-    "standard_cauchy": Law("cauchy64", (), lambda: (0.0, 0.0, 0.0)),
-    "rayleigh": Law("rayleigh64", (_SCALE,), _shape_only),
-    "weibull": Law("weibull64", (Real("a", nonnegative=True, bound=1.0),), _shape_only),
-    "power": Law("power64", (Real("a", positive=True, bound=1.0),), _shape_only),
-    "triangular": Law("triangular64", (Real("left"), Real("mode"), Real("right")),
-                      lambda left, mode, right: (left, mode, right), _triangle),
-    "lognormal": Law("lognormal64", (Real("mean"), Real("sigma", nonnegative=True,
-                                                        bound=1 / 128)),
-                     lambda mean, sigma: (sigma, mean, 0.0)),
-    "standard_gamma": Law("gamma64", (_SHAPE,), lambda shape: _gamma_words(shape, 1.0),
-                          faster=_gamma_faster, regimes=_gamma_regimes),
-    "gamma": Law("gamma64", (_SHAPE, Real("scale", nonnegative=True, bound=1.0)),
-                 _gamma_words, faster=_gamma_faster, regimes=_gamma_regimes),
-    "chisquare": Law("gamma64", (Real("df", positive=True, bound=1.0),),
-                     lambda df: _gamma_words(df * 0.5, 2.0), faster=_gamma_faster,
-                     regimes=_gamma_regimes),
-    "poisson": Law("poisson64", (Real("lam", nonnegative=True, signed_zero=False,
-                                      bound=_LAM_MAX / _F64_MAX),),
-                   _shape_only, counts=True, faster=_poisson_faster,
-                   regimes=_poisson_regimes),
-    "binomial": Law("binomial64", (Real("n", nonnegative=True, signed_zero=False,
-                                        bound=_LAM_MAX / _F64_MAX),
-                                   Real("p", nonnegative=True, signed_zero=False, bound=1.0)),
-                    lambda n, p: (np.trunc(n), p, 0.0), _trials, counts=True,
-                    faster=_binomial_faster, regimes=_binomial_regimes),
-    "vonmises": Law("vonmises64", (Real("mu", bound=1e-300), Real("kappa", nonnegative=True,
-                                                                  bound=1e-10)),
-                    _vonmises_words, faster=_vonmises_faster, regimes=_vonmises_regimes),
-    "pareto": Law("pareto64", (Real("a", positive=True, bound=1.0),), _shape_only),
-    "normal": Law("normal64", (Real("loc"), Real("scale", nonnegative=True, bound=1 / 128)),
-                  _located),
-    "geometric": Law("geometric64", (Real("p", positive=True, bound=1.0),), _shape_only,
-                     _probability, counts=True),
-}
-
-
-#: Laws that other laws are made of, drawn only through them.
-PARTS = {
-    "beta_johnk": Law("beta_johnk64", (Real("a", positive=True, bound=1.0),
-                                       Real("b", positive=True, bound=1.0)),
-                      lambda a, b: (a, b, 0.0)),
-}
 
 
 def _checked(law, values):
@@ -261,15 +57,10 @@ def _real(name, value, **bounds):
     return Real(name, **bounds).check_array(arrays.to_host(value, name), _F64)
 
 
-def _law(name):
-    """The law ``name`` of :data:`LAWS` or :data:`PARTS` (None if neither has it)."""
-    return LAWS.get(name) or PARTS.get(name)
-
-
 def _prepare(name, params):
     """``(kind, parameter words, the parameters' names)``: the words as uint64
     arrays that broadcast together."""
-    law = _law(name)
+    law = law_of(name)
     if law is None:
         raise ValueError(f"no law named {name!r:.60}; the laws are {sorted(LAWS)}")
     words = np.broadcast_arrays(*law.words(*_checked(law, params)))
@@ -295,7 +86,7 @@ def parameter_words(name: str, *params):
 
 def _scalar_spec(name, kind, words, dtype=_F64):
     """The fill spec of scalar parameter words: the law's faster kind where it has one."""
-    law = _law(name)
+    law = law_of(name)
     faster = law.faster and law.faster(*(float(w.view(np.float64)) for w in words))
     name, table = faster or (kind.name, None)
     return engine.spec(name, tuple(int(w) for w in words), dtype, table)
@@ -342,7 +133,7 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
     stream : tandem.Stream
         Where the draws start.
     name : str
-        A key of :data:`LAWS`, for example ``"laplace"``.
+        A key of :data:`tandem.laws.LAWS`, for example ``"laplace"``.
     *params : float or array_like
         The law's parameters, in NumPy's order; arrays broadcast as NumPy's.
     size : int or tuple of int, optional
@@ -378,26 +169,26 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
         spec = _scalar_spec(name, kind, words, dtype)
         return engine.run(stream, spec, size, out, threads, device, backend)
     return _fill_each(stream, kind, words, names, size, out, dtype, threads, device, backend,
-                      _law(name).regimes)
+                      law_of(name).regimes)
 
 
 def _dtype(name):
     """The dtype of the law ``name``'s values: int64 for counts, which the
     kernels store as :func:`tandem.core.inversion.count64` of their f64
     counts (``Kind.counts``), else float64."""
-    return np.dtype(np.int64) if _law(name).counts else _F64
+    return np.dtype(np.int64) if law_of(name).counts else _F64
 
 
 def _width(name):
     """Words per element of the law ``name``."""
-    return KINDS[_law(name).kind].width
+    return KINDS[law_of(name).kind].width
 
 
 def _fill_each(stream, kind, words, names, size, out, dtype, threads, device=None,
                backend=None, regimes=None):
     """The fill of ``kind`` whose elements take their parameter words from the
     broadcast ``words`` (of the parameters ``names``): ``(values, next stream)``.
-    ``regimes``: the law's (see :class:`Law`)."""
+    ``regimes``: the law's (see :class:`tandem.laws.Law`)."""
     engine.check_stream(stream)
     engine.check_threads(threads)
     shape = words[0].shape
@@ -424,7 +215,7 @@ def _addressed_each(stream, kind, regimes, index, each, out, threads, backend):
     """Element ``index[i]`` of ``kind``'s fill from ``stream``, with the parameter
     words ``each[:, i]`` (a host array), into the flat ``out`` (on the device of
     ``index``), each element by the kind of its regime (``regimes``, see
-    :class:`Law`; None: ``kind`` for all)."""
+    :class:`tandem.laws.Law`; None: ``kind`` for all)."""
     xp = arrays.module_of(index)
     parts = ((kind.name, None),) if regimes is None else regimes(
         *(each[j].view(np.float64) for j in range(3)))
@@ -523,7 +314,7 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
         raise ValueError("index reaches past the end of the lane (2**64 words)")
     values = arrays.module(device).empty(flat.size, dtype=_dtype(name))
     if flat.size:
-        _addressed_each(stream, kind, _law(name).regimes, flat, _each(words, shape), values,
+        _addressed_each(stream, kind, law_of(name).regimes, flat, _each(words, shape), values,
                         threads, backend or device)
     return values.reshape(shape)
 
@@ -666,16 +457,16 @@ def negative_binomial(stream, n, p, size=None, *, device=None, threads=None, bac
     """
     n = _real("n", n, positive=True, bound=1.0)
     p = _real("p", p, positive=True, bound=1.0)
-    _probability(p)
+    check_probability(p)
     scale = np.divide(1.0 - p, p)
-    if not (n * scale <= _LAM_MAX / 4).all():  # also for NaN
-        raise ValueError(f"the mean n (1 - p) / p must be at most 2**50, as the Poisson "
+    if not (n * scale <= LAM_MAX / 4).all():  # also for NaN
+        raise ValueError("the mean n (1 - p) / p must be at most 2**50, as the Poisson "
                          "means it mixes stay below 2**52")
     mixing = ("gamma", (n, scale))
     if (backend or arrays.check_device(device) or "cpu") in ("cpu", "cuda") and not (
             n.ndim or p.ndim):
         return _poisson_mixture(stream, size, mixing, device, backend, threads)
-    return _composed(stream, size, mixing, ("poisson", lambda y: (np.minimum(y, _LAM_MAX),)),
+    return _composed(stream, size, mixing, ("poisson", lambda y: (np.minimum(y, LAM_MAX),)),
                      None, device, threads, backend)
 
 
@@ -688,7 +479,7 @@ def _poisson_mixture(stream, size, mixing, device, backend, threads):
     mixing_record = scalar_record(base, mixing[0], *mixing[1])
     poisson_record = resolve(base, KINDS["poisson_ptrs64"])
     engine.backend_for(backend or arrays.check_device(device) or "cpu").poisson_mixture_fill(
-        mixing_record, poisson_record, arrays.flat(values), _LAM_MAX, poisson.INVERSION_BELOW,
+        mixing_record, poisson_record, arrays.flat(values), LAM_MAX, poisson.INVERSION_BELOW,
         threads)
     return (values[()] if size is None else values), stream.at_word(base.word_position + _COMPOSED_WORDS * n)
 

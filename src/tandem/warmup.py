@@ -57,13 +57,13 @@ def compile_all(progress=True) -> float:
     """
     import tandem
 
-    from . import _progress, distributions, parametric
+    from . import _progress, distributions, laws, parametric
     from .backends.cpu import LEAN_BELOW
 
     table = tandem.AliasTable([1.0, 2.0])
     start = time.perf_counter()
     streams = (tandem.Philox(0), tandem.Threefry(0))
-    total = (len(CALLS) + len(parametric.LAWS) + len(parametric.PARTS)) * len(streams) + len(
+    total = (len(CALLS) + len(laws.LAWS) + len(laws.PARTS)) * len(streams) + len(
         TWO_PARTS) + len(TANDEM_CALLS)
     with _progress.bar(total, "compiling tandem's kernels", progress) as bar:
         for name, args, kwargs in CALLS:
@@ -74,8 +74,8 @@ def compile_all(progress=True) -> float:
                     getattr(distributions, f"{name}_at")(stream, np.arange(n), *args,
                                                          **kwargs)
                 bar.update(1)
-        for name, law in {**parametric.LAWS, **parametric.PARTS}.items():
-            for params in _PARAMETERS.get(name, [(1.0,) * len(law.parameters)]):
+        for name, law in {**laws.LAWS, **laws.PARTS}.items():
+            for params in law.parameter_sets:
                 for stream in streams:
                     for n in (1, LEAN_BELOW):
                         parametric.fill(stream, name, *params, size=n)
@@ -109,10 +109,3 @@ TWO_PARTS = [("standard_t", (3.0,)), ("f", (2.0, 3.0)), ("wald", (1.0, 1.0)),
              ("beta", (2.0, 3.0)), ("negative_binomial", (1.0, 0.5)),
              ("negative_binomial", (0.5, 0.5)), ("beta", (0.5, 0.5))]
 
-
-#: Parameters of the laws where ones will not do, one set for each kind that
-#: scalar parameters choose (parametric.Law.faster).
-_PARAMETERS = {"uniform": [(0.0, 1.0)], "triangular": [(0.0, 0.5, 1.0)],
-               "poisson": [(1.0,), (30.0,)], "binomial": [(10, 0.5), (100, 0.5)],
-               "standard_gamma": [(0.5,), (1.0,)], "gamma": [(0.5, 1.0), (1.0, 1.0)],
-               "chisquare": [(1.0,), (3.0,)], "vonmises": [(0.0, 1.0), (0.0, 0.0)]}

@@ -24,7 +24,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .. import core, kinds, parallel
+from .. import core, kinds, laws, parallel, rules
 from ..core import addressing
 from ..core.addressing import join64
 from ..core.beta import johnk_first, johnk_value
@@ -340,7 +340,8 @@ class Kernels(NamedTuple):
 # at this size both run in tens of microseconds (docs/performance.md).
 LEAN_BELOW = 1 << 10
 
-_SOURCES = core.source_digest(kinds.__file__, maps.__file__, tiles.__file__)
+_SOURCES = core.source_digest(rules.__file__, kinds.__file__, laws.__file__, maps.__file__,
+                              tiles.__file__)
 
 
 @functools.lru_cache(maxsize=None)
@@ -645,7 +646,7 @@ def poisson_mixture_fill(mixing, poisson, out, mean_limit, ptrs_from, threads=No
     is the Poisson count at word ``8 i + 4`` whose mean is ``min(y, mean_limit)``,
     ``y`` the element of the fill ``mixing`` at word ``8 i``; the count is
     ``poisson_ptrs64``'s from mean ``ptrs_from`` on, else ``poisson_steps64``'s
-    (the regimes of ``parametric.LAWS["poisson"]``).  ``mixing`` and ``poisson``
+    (the regimes of ``tandem.laws.LAWS["poisson"]``).  ``mixing`` and ``poisson``
     are records of one stream at one start, a multiple of 4 (``poisson``:
     either Poisson kind's, for its retry key)."""
     a, b = _args(mixing), _args(poisson)

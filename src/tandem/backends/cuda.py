@@ -796,7 +796,7 @@ def poisson_mixture_fill(mixing, poisson, out, mean_limit, ptrs_from, threads=No
     is the Poisson count at word ``8 i + 4`` whose mean is ``min(y, mean_limit)``,
     ``y`` the element of the fill ``mixing`` at word ``8 i``; the count is
     ``poisson_ptrs64``'s from mean ``ptrs_from`` on, else ``poisson_steps64``'s
-    (the regimes of ``parametric.LAWS["poisson"]``).  ``mixing`` and ``poisson``
+    (the regimes of ``tandem.laws.LAWS["poisson"]``).  ``mixing`` and ``poisson``
     are records of one stream at one start (``poisson``: either Poisson kind's,
     for its retry key)."""
     threads = _threads(threads)

@@ -21,9 +21,12 @@ from numba import cuda
 
 from .. import _twin
 from .cuda import _address, _jitable, _kernel, _stream_of, _threads, store_group
+from .cuda import _on_device as _cached_on_device
 from .maps import named
 
 U64 = np.uint64
+#: Parameter words a law takes at most (``below``: a purpose key and two words).
+PARAMS = 6
 _t8 = _twin.module("core.tandem8x32")
 _draws = _twin.module("core.tandem_draws")
 
@@ -114,8 +117,8 @@ def _fill_kernel(law):
     """The kernel of ``law``: element ``i`` from the words from ``w0 + per i``;
     ``words`` is the number the fill consumes.
 
-    A thread whose chunk lies whole inside the fill, with 16-byte stores
-    lined up, steps and stores with no test and no division: with a bounds
+    A thread whose chunk lies whole inside the fill steps and stores with no
+    test and no division (16-byte stores where they line up): with a bounds
     test and a 64-bit division a step, the fills wrote at 43–49 % of memset,
     without them at 94 % (docs/performance.md).  The chunks at the fill's
     ends take the general path.
@@ -135,12 +138,16 @@ def _fill_kernel(law):
         o0, o1, o2, o3, h0, h1, h2, h3 = s
         k = 1 << log2_k
         last = first + (U64(k - 1) << U64(5)) + U64(3)
-        if vector and first >= w0 and last < end:
+        if first >= w0 and last < end and (first - w0) % U64(per) == 0:
             e = (np.int64(first) - np.int64(w0)) // per
             for j in range(k):
                 o0, o1, o2, o3, h0, h1, h2, h3 = _t8.step(o0, o1, o2, o3, h0, h1, h2, h3)
-                store_group(out, e, values_of(o0, o1, o2, o3, params, table,
-                                              first + U64(j << 5), log2_k))
+                values = values_of(o0, o1, o2, o3, params, table, first + U64(j << 5), log2_k)
+                if vector:
+                    store_group(out, e, values)
+                else:  # a start off the 16-byte line: the same values, a store each
+                    for q in range(slots):
+                        out[e + q] = values[q]
                 e += 32 // per
             return
         for j in range(k):
@@ -206,7 +213,8 @@ def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
     out : array
         The output, of the law's dtype.
     params, table : numpy.ndarray of uint64, optional
-        The law's parameters and table (see :mod:`tandem.core.tandem_draws`).
+        The law's parameters (at most :data:`PARAMS`, passed by value) and
+        table (see :mod:`tandem.core.tandem_draws`).
     threads : int, optional
         Threads per CUDA block; never changes a bit.
     """
@@ -225,14 +233,18 @@ def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
     per, _ = LAWS[law]
     words = n + (n & 1) if law == "normal32" else per * n  # a pair's last sine is dropped
     blocks, per_block = _grid(w0, words, log2_k, threads)
-    params = _on_device(np.zeros(1, np.uint64) if params is None else params, out)
-    table = _on_device(np.zeros(1, np.uint64) if table is None else table, out)
+    words_of = [] if params is None else [U64(p) for p in params]
+    params = tuple(words_of + [U64(0)] * (PARAMS - len(words_of)))
+    table = _table_on_device(table, out)
     _fill_kernel(law)[blocks, per_block, _stream_of(out)](out, *args, U64(words), params, table,
                                                           _vector(out, w0, per))
     return out
 
 
-def _on_device(array, like):
+def _table_on_device(table, like):
+    """``table`` (None: none) where a fill into ``like`` reads it: a device copy
+    made once per array (a copy a call, on the stream before the fill,
+    waited for the fill before and halved the fills' speed)."""
     if isinstance(like, np.ndarray):  # the simulator copies its arguments back
-        return np.array(array)
-    return cuda.to_device(np.ascontiguousarray(array), stream=_stream_of(like))
+        return np.zeros(1, np.uint64) if table is None else np.array(table)
+    return _cached_on_device(table)
