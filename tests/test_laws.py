@@ -1,5 +1,6 @@
 """The law records (tandem.laws): each law owns its kinds, and the Generator's
-methods, tandem.dask's functions and tandem compile are made from them."""
+and Stream's methods, the tandem.<law>_at functions, tandem.dask's functions
+and tandem compile are made from them."""
 
 import inspect
 
@@ -65,3 +66,49 @@ def test_the_registry_holds_every_laws_kinds_once():
     # the laws that share kinds share the very records
     assert laws.LAWS["gamma"].kinds is laws.LAWS["chisquare"].kinds
     assert len(kinds.KINDS) == len(set(kinds.KINDS))
+
+
+STREAM_LAWS = sorted(set(laws.LAWS) - {"normal"})  # Stream.normal is the fill's own
+
+
+@pytest.mark.parametrize("name", STREAM_LAWS)
+def test_stream_methods_are_made_from_the_records(name):
+    """``Stream.<law>``: the law's parameters with NumPy's defaults, then size and
+    the fills' keywords; the values and the next stream of parametric.fill, on
+    every generator, and out= filled in place."""
+    law = laws.LAWS[name]
+    head = len(law.parameters) + 2  # self, the law's parameters, size
+    numpys = list(inspect.signature(getattr(np.random.Generator, name)).parameters.values())
+    ours = list(inspect.signature(getattr(tandem.Stream, name)).parameters.values())
+    assert ours[1:head] == numpys[1:head]
+    assert [(p.name, p.kind) for p in ours[head:]] == [
+        (k, inspect.Parameter.KEYWORD_ONLY) for k in ("out", "threads", "device")]
+    assert "Returns\n-------" in getattr(tandem.Stream, name).__doc__
+    params = law.parameter_sets[-1]
+    for stream in (tandem.Philox(4), tandem.Threefry(4), tandem.Tandem(4)):
+        values, after = getattr(stream, name)(*params, size=5)
+        expected, expected_after = parametric.fill(stream, name, *params, size=5)
+        assert np.array_equal(values, expected) and after == expected_after
+    out = np.empty(5, dtype=np.int64 if law.counts else np.float64)
+    assert getattr(tandem.Philox(4), name)(*params, out=out)[0] is out
+    assert np.array_equal(out, parametric.fill(tandem.Philox(4), name, *params, size=5)[0])
+
+
+@pytest.mark.parametrize("name", STREAM_LAWS)
+def test_at_functions_are_made_from_the_records(name):
+    """``tandem.<law>_at(stream, index, *params)``: the fill's elements at ``index``,
+    each alone; array parameters broadcast to ``index``; listed in ``tandem.__all__``."""
+    law = laws.LAWS[name]
+    at = getattr(tandem, f"{name}_at")
+    assert f"{name}_at" in tandem.__all__
+    params = law.parameter_sets[-1]
+    stream = tandem.Philox(6).at(3)
+    whole, _ = parametric.fill(stream, name, *params, size=9)
+    index = np.array([8, 0, 5, 5])
+    assert np.array_equal(at(stream, index, *params), whole[index])
+    # an array parameter: element j takes the parameters at j
+    first = np.full(index.shape, params[0]) if params else None
+    if first is not None:
+        assert np.array_equal(at(stream, index, first, *params[1:]), whole[index])
+    keywords = {p.name: v for p, v in zip(law.parameters, params)}
+    assert np.array_equal(at(stream, index, **keywords), whole[index])

@@ -26,6 +26,7 @@ from .distributions import (
 from .bitgen import StreamBitGenerator, StreamSeedSequence
 from .choice_table import ChoiceTable
 from .generator import Generator
+from .parametric import AT_FUNCTIONS as _AT_FUNCTIONS
 from .stream import Philox, Stream, Threefry, purpose_word
 from .tandem8x32 import Tandem
 
@@ -52,6 +53,10 @@ __all__ = [
     "random_at",
     "threefry4x32",
 ]
+
+# tandem.gamma_at, tandem.poisson_at, ...: one a law (tandem.laws.LAWS)
+globals().update(_AT_FUNCTIONS)
+__all__ += sorted(_AT_FUNCTIONS)
 
 
 def __getattr__(name):

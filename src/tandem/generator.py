@@ -4,7 +4,8 @@ import collections.abc
 
 import numpy as np
 
-from . import arrays, checks, distributions, laws, multivariate, parametric, reserve, sampling
+from . import (arrays, checks, distributions, law_methods, laws, multivariate, parametric, reserve,
+               sampling)
 from .bitgen import StreamBitGenerator
 from .stream import Stream
 from .tandem8x32 import Tandem
@@ -449,27 +450,13 @@ Examples
 
 def _law_method(law: laws.Law):
     """``Generator.<law.name>``: NumPy's signature (the law's parameters with
-    NumPy's defaults, then ``size``) and one call, ``self._law``.  Made from
-    source, as :mod:`dataclasses` makes ``__init__``, so that a small call
-    costs no argument binding."""
-    names = [p.name for p in law.parameters]
-    signature = "".join(f"{p.name}, " if p.default is None else f"{p.name}={p.default!r}, "
-                        for p in law.parameters)
-    source = (f"def {law.name}(self, {signature}size=None):\n"
-              f"    return self._law({law.name!r}, {''.join(n + ', ' for n in names)}size=size)\n")
-    namespace = {}
-    exec(source, namespace)  # noqa: S102 - the source is made above from the law's names
-    method = namespace[law.name]
-    defaults = [f"{p.name} {p.default!r}" for p in law.parameters if p.default is not None]
-    parameters = (f"{', '.join(names)} : float or array_like of floats\n    The law's "
-                  f"parameters{' (defaults: ' + ', '.join(defaults) + ')' if defaults else ''};"
-                  " arrays broadcast as NumPy's.\n") if names else ""
-    returns = "int or numpy.ndarray of int64" if law.counts else "float or numpy.ndarray"
-    method.__doc__ = _LAW_DOC.format(doc=law.doc, name=law.name, parameters=parameters,
-                                     returns=returns, example="".join(
-                                         f"{p!r}, " for p in law.parameter_sets[0]))
-    method.__module__, method.__qualname__ = __name__, f"Generator.{law.name}"
-    return method
+    NumPy's defaults, then ``size``) and one call, ``self._law``."""
+    source = (f"def {law.name}(self, {law_methods.signature(law)}size=None):\n"
+              f"    return self._law({law.name!r}, {law_methods.arguments(law)}size=size)\n")
+    doc = _LAW_DOC.format(doc=law.doc, name=law.name,
+                          parameters=law_methods.parameters_doc(law),
+                          returns=law_methods.returns_doc(law), example=law_methods.example(law))
+    return law_methods.make(law.name, source, {}, doc, __name__, f"Generator.{law.name}")
 
 
 for _each in laws.LAWS.values():

@@ -26,12 +26,13 @@ import numbers
 
 import numpy as np
 
-from . import arrays, engine
+from . import arrays, engine, law_methods
 from .distributions import integer_dtype
 from .kinds import KINDS, Real, resolve
 from .core import poisson
 from .laws import LAM_MAX, LAWS, check_probability
 from .laws import law as law_of
+from .stream import register_fills
 
 _F64 = np.dtype(np.float64)
 
@@ -573,3 +574,54 @@ def beta_at(base, elements, a, b, device="cpu", threads=None, backend=None):
     if (~johnk).any():
         values[~johnk] = gamma_ratio(~johnk)
     return values
+
+
+# -- made from the law records ---------------------------------------------------------
+
+_AT_DOC = """Elements ``index`` of ``Stream.{name}``'s fill, each computed alone.
+
+Parameters
+----------
+stream : tandem.Stream
+    Where the fill starts.
+index : int or array_like of int
+    The elements (non-negative; a CuPy array keeps them on the GPU).
+{parameters}threads : int, optional
+    CPU threads, or threads per CUDA block; never changes a bit.
+device : {{None, "cpu", "cuda"}}, optional
+    Where the values are made (None: where ``index`` is).
+
+Returns
+-------
+numpy.ndarray or cupy.ndarray
+    ``index``'s shape; element ``j`` is element ``index[j]`` of
+    ``stream.{name}(...)`` (array parameters broadcast to ``index``'s shape,
+    element ``j`` taking the parameters at ``j``).  {returns}.
+
+Examples
+--------
+>>> import tandem
+>>> s = tandem.Philox(1)
+>>> bool(tandem.{name}_at(s, [2], {example})[0] == s.{name}({example}size=3)[0][2])
+True
+"""
+
+
+def _at_function(law):
+    """``tandem.<law.name>_at``: :func:`at` of the law, with its parameters by name."""
+    name = f"{law.name}_at"
+    source = (f"def {name}(stream, index, {law_methods.signature(law)}*, threads=None, "
+              "device=None):\n"
+              f"    return at(stream, {law.name!r}, index, {law_methods.arguments(law)}"
+              "threads=threads, device=device)\n")
+    doc = _AT_DOC.format(name=law.name, parameters=law_methods.parameters_doc(law),
+                         returns="int64 counts" if law.counts else "float64 values",
+                         example=law_methods.example(law))
+    return law_methods.make(name, source, {"at": at}, doc, "tandem", name)
+
+
+#: ``tandem.<law>_at`` of every law but ``normal`` (whose ``normal_at`` is the fill's).
+AT_FUNCTIONS = {f"{law.name}_at": _at_function(law) for law in LAWS.values()
+                if law.name != "normal"}
+
+register_fills(law=fill)

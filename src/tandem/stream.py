@@ -16,6 +16,8 @@ import numbers
 
 import numpy as np
 
+from . import law_methods
+from . import laws as _laws
 from .core import generators as _generators
 from .core import derivation as _der
 
@@ -373,6 +375,55 @@ class Stream:
     def shuffle(self, x, *, threads=None):
         """Shuffle the array ``x`` in place along its first axis: ``(x, next stream)``."""
         return _fills["shuffle"](self, x, threads=threads)
+
+
+_LAW_DOC = """{doc}: ``(values, next stream)``.
+
+Parameters
+----------
+{parameters}size : int or tuple of int, optional
+    The output's shape, to which the parameters broadcast (None: their
+    broadcast shape, one value for scalars).
+out : numpy.ndarray or CUDA array, optional
+    Where to write the values (a C-contiguous {dtype} array of ``size``).
+threads : int, optional
+    CPU threads, or threads per CUDA block; never changes a bit.
+device : {{None, "cpu", "cuda"}}, optional
+    Where the values are made (None: where ``out`` is, else the CPU).
+
+Returns
+-------
+({returns}, Stream)
+    :func:`tandem.parametric.fill`'s values (the law's rule,
+    ``docs/spec.md``) and the stream after them.
+
+Examples
+--------
+>>> import tandem
+>>> x, after = tandem.Philox(1).{name}({example}size=3)
+>>> x.shape
+(3,)
+"""
+
+
+def _law_method(law):
+    """``Stream.<law.name>``: the law's parameters with NumPy's defaults, then
+    ``size`` and the fills' keywords, and one call of the registered law fill."""
+    source = (f"def {law.name}(self, {law_methods.signature(law)}size=None, *, out=None, "
+              "threads=None, device=None):\n"
+              f"    return _fills['law'](self, {law.name!r}, {law_methods.arguments(law)}"
+              "size=size, out=out, threads=threads, device=device)\n")
+    doc = _LAW_DOC.format(doc=law.doc, name=law.name, parameters=law_methods.parameters_doc(law),
+                          returns=law_methods.returns_doc(law), example=law_methods.example(law),
+                          dtype="int64" if law.counts else "float64")
+    return law_methods.make(law.name, source, {"_fills": _fills}, doc, __name__,
+                            f"Stream.{law.name}")
+
+
+for _law in _laws.LAWS.values():
+    if not hasattr(Stream, _law.name):  # normal is the fill's own, above
+        setattr(Stream, _law.name, _law_method(_law))
+del _law
 
 
 class Philox(Stream):
