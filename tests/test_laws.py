@@ -11,7 +11,10 @@ import tandem
 from tandem import kinds, laws, parametric
 
 
-@pytest.mark.parametrize("name", sorted(laws.LAWS))
+EVERY_LAW = sorted({*laws.LAWS, *laws.TWO_PARTS})
+
+
+@pytest.mark.parametrize("name", EVERY_LAW)
 def test_generator_methods_have_numpys_signatures(name):
     """NumPy's own signature (inspected from numpy.random.Generator) is the one
     made from the record: the parameters, their defaults, then size."""
@@ -25,9 +28,9 @@ def test_generator_methods_have_numpys_signatures(name):
     assert "Parameters\n----------" in getattr(tandem.Generator, name).__doc__
 
 
-@pytest.mark.parametrize("name", sorted(laws.LAWS))
+@pytest.mark.parametrize("name", EVERY_LAW)
 def test_a_made_method_draws_the_laws_fill_and_takes_keywords(name):
-    law = laws.LAWS[name]
+    law = laws.LAWS.get(name) or laws.TWO_PARTS[name]
     params = law.parameter_sets[-1]
     g = tandem.Generator(tandem.Philox(5))
     keywords = {p.name: v for p, v in zip(law.parameters, params)}
@@ -68,7 +71,7 @@ def test_the_registry_holds_every_laws_kinds_once():
     assert len(kinds.KINDS) == len(set(kinds.KINDS))
 
 
-STREAM_LAWS = sorted(set(laws.LAWS) - {"normal"})  # Stream.normal is the fill's own
+STREAM_LAWS = sorted(set(EVERY_LAW) - {"normal"})  # Stream.normal is the fill's own
 
 
 @pytest.mark.parametrize("name", STREAM_LAWS)
@@ -76,7 +79,7 @@ def test_stream_methods_are_made_from_the_records(name):
     """``Stream.<law>``: the law's parameters with NumPy's defaults, then size and
     the fills' keywords; the values and the next stream of parametric.fill, on
     every generator, and out= filled in place."""
-    law = laws.LAWS[name]
+    law = laws.LAWS.get(name) or laws.TWO_PARTS[name]
     head = len(law.parameters) + 2  # self, the law's parameters, size
     numpys = list(inspect.signature(getattr(np.random.Generator, name)).parameters.values())
     ours = list(inspect.signature(getattr(tandem.Stream, name)).parameters.values())
@@ -98,7 +101,7 @@ def test_stream_methods_are_made_from_the_records(name):
 def test_at_functions_are_made_from_the_records(name):
     """``tandem.<law>_at(stream, index, *params)``: the fill's elements at ``index``,
     each alone; array parameters broadcast to ``index``; listed in ``tandem.__all__``."""
-    law = laws.LAWS[name]
+    law = laws.LAWS.get(name) or laws.TWO_PARTS[name]
     at = getattr(tandem, f"{name}_at")
     assert f"{name}_at" in tandem.__all__
     params = law.parameter_sets[-1]
@@ -112,3 +115,18 @@ def test_at_functions_are_made_from_the_records(name):
         assert np.array_equal(at(stream, index, first, *params[1:]), whole[index])
     keywords = {p.name: v for p, v in zip(law.parameters, params)}
     assert np.array_equal(at(stream, index, **keywords), whole[index])
+
+
+def test_two_part_laws_are_addressed_from_the_block_their_fill_starts_at():
+    """A stream mid-block: the fill and the ``*_at`` elements both start at the
+    next block (8 words an element), and beta's rule is chosen element by element."""
+    stream = tandem.Threefry(8).at(6)
+    a, b = np.array([0.5, 2.0, 0.3]), np.array([0.5, 3.0, 0.9])
+    whole, after = parametric.fill(stream, "beta", a, b)
+    assert after.word_position == 8 + 8 * 3
+    assert np.array_equal(tandem.beta_at(stream, [2, 0, 1], a[[2, 0, 1]], b[[2, 0, 1]]),
+                          whole[[2, 0, 1]])
+    with pytest.raises(ValueError, match="p must be at most 1"):
+        tandem.negative_binomial_at(stream, [0], 3.0, 1.5)
+    with pytest.raises(ValueError, match="end of the lane"):
+        tandem.wald_at(tandem.Philox(1).at(2**64 - 16), [2], 1.0, 1.0)  # [1] ends at 2**64

@@ -40,7 +40,7 @@ except ImportError as error:  # pragma: no cover - the extra is part of the test
     raise ImportError("tandem.dask needs Dask: python3 -m pip install 'tandem-streams[dask]'") \
         from error
 
-from . import arrays, laws, multivariate, parametric
+from . import arrays, law_methods, laws, multivariate, parametric
 from .stream import Stream
 
 #: Words past which no draw lies (a lane's length).
@@ -51,8 +51,9 @@ METHODS = {"bits": (), "random": (), "integers": ("low", "high"), "bernoulli": (
            "normal": (), "exponential": (), "choice": ("table",)}
 #: The laws whose parameters broadcast (:data:`tandem.laws.LAWS`).
 LAWS = tuple(sorted(laws.LAWS))
-#: The laws that :mod:`tandem.parametric` composes of two parts, 8 words an element.
-COMPOSED = ("beta", "f", "negative_binomial", "standard_t", "wald")
+#: The laws that :mod:`tandem.parametric` composes of two parts, 8 words an element
+#: (:data:`tandem.laws.TWO_PARTS`).
+COMPOSED = tuple(sorted(laws.TWO_PARTS))
 #: The laws of :mod:`tandem.multivariate`, whose draws are rows of ``k`` components
 #: (the Dask array's last axis, one chunk).
 ROWS = ("dirichlet", "multinomial", "multivariate_normal")
@@ -212,23 +213,17 @@ def _method_function(name):
 
 
 def _law_function(name):
-    if name in COMPOSED:
-        draw, local = functools.partial(_draw, getattr(parametric, name), ()), \
-            f"parametric.{name}(stream, ...)"
-    else:
-        draw, local = functools.partial(_draw, parametric.fill, (name,)), \
-            f'parametric.fill(stream, "{name}", ...)'
+    draw = functools.partial(_draw, parametric.fill, (name,))
 
     def fill(stream: Stream, *params, size=None, chunks="auto", **options):
         return _fill(draw, name, stream, params, size, chunks, options)
 
-    law = laws.LAWS.get(name)
-    summary = f"The law ``{name}`` as a Dask array: ``(array, next stream)``." + (
-        f"  {law.doc}." if law else "")
-    example = "".join(f"{p!r}, " for p in law.parameter_sets[0]) if law else _EXAMPLES[name]
-    return _public(name, fill, summary, params="The law's "
-                   "parameters, in NumPy's order; arrays broadcast to ``size``.", rows="",
-                   options="``device``, ``threads``.", local=local, example=example)
+    law = laws.LAWS.get(name) or laws.TWO_PARTS[name]
+    return _public(name, fill, f"The law ``{name}`` as a Dask array: ``(array, next stream)``."
+                   f"  {law.doc}.", params="The law's parameters, in NumPy's order; arrays "
+                   "broadcast to ``size``.", rows="", options="``device``, ``threads``.",
+                   local=f'parametric.fill(stream, "{name}", ...)',
+                   example=law_methods.example(law))
 
 
 def _rows_function(name):
@@ -246,9 +241,8 @@ def _rows_function(name):
                    local=f"multivariate.{name}(stream, ...)", example=_EXAMPLES[name])
 
 
-#: The docs' example parameters of the composed and row laws.
-_EXAMPLES = {"beta": "2.0, 3.0, ", "f": "2.0, 5.0, ", "negative_binomial": "3.0, 0.5, ",
-             "standard_t": "3.0, ", "wald": "1.0, 2.0, ", "dirichlet": "[1.0, 2.0], ",
+#: The docs' example parameters of the row laws.
+_EXAMPLES = {"dirichlet": "[1.0, 2.0], ",
              "multinomial": "10, [0.2, 0.8], ",
              "multivariate_normal": "[0.0, 1.0], [[1.0, 0.5], [0.5, 2.0]], "}
 

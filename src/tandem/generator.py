@@ -319,24 +319,6 @@ class Generator(np.random.Generator):
             return self._law("standard_gamma", shape, size=size)
         return self._draw(parametric.fill, "standard_gamma", shape, size=size, out=out)
 
-    def standard_t(self, df, size=None):
-        """Student's t variates, as ``numpy.random.Generator.standard_t``
-        (:func:`tandem.parametric.standard_t`)."""
-        return self._small(reserve.keyed("standard_t", df), size, parametric.standard_t, df)
-
-    def f(self, dfnum, dfden, size=None):
-        """F variates, as ``numpy.random.Generator.f`` (:func:`tandem.parametric.f`)."""
-        return self._small(reserve.keyed("f", dfnum, dfden), size, parametric.f, dfnum, dfden)
-
-    def negative_binomial(self, n, p, size=None):
-        """Negative binomial counts, as ``numpy.random.Generator.negative_binomial``
-        (:func:`tandem.parametric.negative_binomial`)."""
-        return self._small(reserve.keyed("negative_binomial", n, p), size, parametric.negative_binomial, n, p)
-
-    def wald(self, mean, scale, size=None):
-        """Wald variates, as ``numpy.random.Generator.wald`` (:func:`tandem.parametric.wald`)."""
-        return self._small(reserve.keyed("wald", mean, scale), size, parametric.wald, mean, scale)
-
     def permuted(self, x, *, axis=None, out=None):
         """``x`` with each slice along ``axis`` shuffled on its own, as
         ``numpy.random.Generator.permuted`` (``axis`` None: the flattened array).
@@ -379,10 +361,6 @@ class Generator(np.random.Generator):
         (:func:`tandem.multivariate.multivariate_normal`)."""
         return self._draw(multivariate.multivariate_normal, mean, cov, size, check_valid, tol,
                           method=method)
-
-    def beta(self, a, b, size=None):
-        """Beta variates, as ``numpy.random.Generator.beta`` (:func:`tandem.parametric.beta`)."""
-        return self._small(reserve.keyed("beta", a, b), size, parametric.beta, a, b)
 
     def dirichlet(self, alpha, size=None):
         """Dirichlet draws, as ``numpy.random.Generator.dirichlet``
@@ -459,7 +437,7 @@ def _law_method(law: laws.Law):
     return law_methods.make(law.name, source, {}, doc, __name__, f"Generator.{law.name}")
 
 
-for _each in laws.LAWS.values():
+for _each in (*laws.LAWS.values(), *laws.TWO_PARTS.values()):
     if _each.name not in vars(Generator):  # normal and standard_gamma are written above
         setattr(Generator, _each.name, _law_method(_each))
 del _each

@@ -6,12 +6,16 @@ kinds' three parameter words, and its kinds themselves (:class:`tandem.rules.Kin
 the law's rule first and then the kinds with the same values that run
 faster for some parameters (its strategy: :attr:`Law.faster` for scalar
 parameters, :attr:`Law.regimes` for arrays).  :mod:`tandem.kinds` registers
-the kinds; :mod:`tandem.parametric` fills them; ``tandem.Generator``'s
-methods, ``tandem.dask``'s functions and ``tandem compile`` are made from
-:data:`LAWS`.
+the kinds; :mod:`tandem.parametric` fills them.  :data:`TWO_PARTS` holds
+the laws made of two others' elements, one :class:`TwoPartLaw` each.
+``tandem.Generator``'s and ``tandem.Stream``'s methods, the ``tandem.<law>_at``
+functions (:mod:`tandem.law_methods`), ``tandem.dask``'s functions and
+``tandem compile`` are made from both.
 
 To add a law: its element function in :mod:`tandem.core`, its transcription
-in :mod:`tandem.oracle` (the independent check), and one :class:`Law` here.
+in :mod:`tandem.oracle` (the independent check), and one :class:`Law` here
+(a law of two parts: its value in :mod:`tandem.core.two_parts`, its parts in
+``tandem.parametric._PARTS`` and one :class:`TwoPartLaw`).
 
 This module imports only :mod:`tandem.core`, :mod:`tandem.oracle` and
 :mod:`tandem.rules`, so the CUDA backend can load its own copy (see
@@ -562,6 +566,69 @@ PARTS = {law.name: law for law in (
         lambda a, b: (a, b, 0.0),
         (Kind("beta_johnk64", 4, map_beta_johnk64, oracle.beta_johnk64, retry_beta_johnk64,
               oracle.beta_johnk64_miss, "tandem.beta", miss_rate=0.5, deferred=True),)),
+)}
+
+
+@dataclass(frozen=True)
+class TwoPartLaw:
+    """A law whose element is made of the elements of two others, 8 words an
+    element: the first part at word ``8 i``, the second at ``8 i + 4``, each
+    computed alone (:mod:`tandem.parametric` composes them).
+
+    Attributes
+    ----------
+    name, doc, parameters, examples
+        As :class:`Law`'s: its ``numpy.random.Generator`` method, what its
+        values are, its parameters in NumPy's order (checked as float64) and
+        example parameters (one set for each rule it chooses).
+    counts : bool
+        Whether its values are int64 counts.
+    check : callable or None
+        As :attr:`Law.check`.
+    """
+
+    name: str
+    doc: str
+    parameters: tuple
+    examples: tuple
+    counts: bool = False
+    check: Optional[Callable] = None
+
+    @property
+    def parameter_sets(self) -> tuple:
+        """The example parameters."""
+        return self.examples
+
+
+def _positive(name, bound=1.0):
+    return Real(name, positive=True, bound=bound)
+
+
+def _mixed_means(n, p):
+    """negative_binomial's checks: ``p`` at most 1, and the gamma means it
+    mixes, ``n (1 - p) / p``, at most ``2**50``, so that the Poisson means stay
+    below ``2**52``."""
+    check_probability(p)
+    if not (n * np.divide(1.0 - p, p) <= LAM_MAX / 4).all():  # also for NaN
+        raise ValueError("the mean n (1 - p) / p must be at most 2**50, as the Poisson "
+                         "means it mixes stay below 2**52")
+
+
+#: The laws of two parts, by name.
+TWO_PARTS = {law.name: law for law in (
+    TwoPartLaw("standard_t", "Student's t variates: ``z / sqrt(c / df)``, ``z`` normal and "
+               "``c`` chisquare(df)", (_positive("df"),), ((3.0,),)),
+    TwoPartLaw("f", "Fisher's F variates: ``(a / dfnum) / (b / dfden)``, ``a`` and ``b`` "
+               "chisquare", (_positive("dfnum"), _positive("dfden")), ((2.0, 5.0),)),
+    TwoPartLaw("negative_binomial", "Negative binomial counts (int64): the Poisson count of "
+               "a gamma(n, (1 - p) / p) mean", (_positive("n"), _positive("p")),
+               ((1.0, 0.5), (0.5, 0.5)), counts=True, check=_mixed_means),
+    TwoPartLaw("wald", "Wald (inverse Gaussian) variates by Michael, Schucany and Haas's "
+               "transformation", (_positive("mean", 1e-10), _positive("scale", 1e-10)),
+               ((1.0, 2.0),)),
+    TwoPartLaw("beta", "Beta variates: Jöhnk's rule where both shapes are at most 1, else "
+               "``x / (x + y)`` of two standard gammas", (_positive("a"), _positive("b")),
+               ((2.0, 3.0), (0.5, 0.5))),
 )}
 
 

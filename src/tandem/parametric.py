@@ -28,9 +28,9 @@ import numpy as np
 
 from . import arrays, engine, law_methods
 from .distributions import integer_dtype
-from .kinds import KINDS, Real, resolve
+from .kinds import KINDS, resolve
 from .core import poisson
-from .laws import LAM_MAX, LAWS, check_probability
+from .laws import LAM_MAX, LAWS, TWO_PARTS
 from .laws import law as law_of
 from .stream import register_fills
 
@@ -51,11 +51,6 @@ def _checked(law, values):
     if law.check is not None:
         law.check(*checked)
     return checked
-
-
-def _real(name, value, **bounds):
-    """``value`` checked as the real parameter ``name`` (see :class:`Real`), on the host."""
-    return Real(name, **bounds).check_array(arrays.to_host(value, name), _F64)
 
 
 def _prepare(name, params):
@@ -134,7 +129,8 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
     stream : tandem.Stream
         Where the draws start.
     name : str
-        A key of :data:`tandem.laws.LAWS`, for example ``"laplace"``.
+        A key of :data:`tandem.laws.LAWS` or :data:`tandem.laws.TWO_PARTS`, for
+        example ``"laplace"``.
     *params : float or array_like
         The law's parameters, in NumPy's order; arrays broadcast as NumPy's.
     size : int or tuple of int, optional
@@ -161,6 +157,8 @@ def fill(stream, name: str, *params, size=None, out=None, threads=None, device=N
     >>> x.shape, after.position
     ((2,), 4)
     """
+    if name in TWO_PARTS:
+        return _two_part_fill(stream, name, params, size, out, threads, device, backend)
     kind, words, names = _prepare(name, params)
     dtype = _dtype(name)
     if dtype != _F64 and out is not None and getattr(out, "dtype", None) != dtype:
@@ -177,7 +175,7 @@ def _dtype(name):
     """The dtype of the law ``name``'s values: int64 for counts, which the
     kernels store as :func:`tandem.core.inversion.count64` of their f64
     counts (``Kind.counts``), else float64."""
-    return np.dtype(np.int64) if law_of(name).counts else _F64
+    return np.dtype(np.int64) if (law_of(name) or TWO_PARTS[name]).counts else _F64
 
 
 def _width(name):
@@ -302,6 +300,8 @@ def at(stream, name: str, index, *params, threads=None, device=None, backend=Non
     ...      == parametric.fill(s, "gumbel", 0.0, 1.0, size=6)[0][5])
     True
     """
+    if name in TWO_PARTS:
+        return _two_part_at(stream, name, index, params, threads, device, backend)
     kind, words, names = _prepare(name, params)
     if not words[0].shape:
         return engine.run_at(stream, _scalar_spec(name, kind, words, _dtype(name)), index, threads,
@@ -345,30 +345,35 @@ def _composed(stream, size, first, second, combine=None, device=None, threads=No
     shape, n, base = block_layout(stream, size, params_shape, "the parameters")
     device = arrays.check_device(device) or "cpu"
     xp = arrays.module(device)
-
-    def part(name, params, offset):
-        width = _width(name)
-        step = _COMPOSED_WORDS // width
-        first_index = offset // width
-        index = xp.arange(first_index, first_index + step * n, step, dtype=np.uint64)
-        return at(base, name, index.reshape(shape), *params, threads=threads, device=device,
-                  backend=backend)
-
-    backend = backend or device
-    if backend in ("cpu", "cuda") and combine is not None and n and not any(
+    if (backend or device) in ("cpu", "cuda") and combine is not None and n and not any(
             np.ndim(p) for p in (*first[1], *second[1], *combine[1])):
         # scalar parameters: both parts and their value in one kernel
         values = xp.empty(shape)
         records = [scalar_record(base, name, *params) for name, params in (first, second)]
-        engine.backend_for(backend).two_part_fill(*records, combine[0], arrays.flat(values),
-                                        *_parameter_arrays(combine[1], shape, xp), threads)
+        engine.backend_for(backend or device).two_part_fill(
+            *records, combine[0], arrays.flat(values), *_parameter_arrays(combine[1], shape, xp),
+            threads)
     else:
-        a = part(*first, 0)
-        values = part(second[0], second[1](a) if callable(second[1]) else second[1], 4)
-        if combine is not None:
-            values = _two_part_values(*combine, a, values, xp, threads, backend)
+        elements = xp.arange(n, dtype=np.uint64).reshape(shape)
+        values = _composed_at(base, elements, first, second, combine, device, threads, backend)
     return (values[()] if size is None and not params_shape else values,
             stream.at_word(base.word_position + _COMPOSED_WORDS * n))
+
+
+def _composed_at(base, elements, first, second, combine, device, threads, backend):
+    """Elements ``elements`` (a uint64 array) of a law of two parts from ``base``
+    (at a block), each computed alone; the parts as for :func:`_composed`."""
+    def part(name, params, offset):
+        index = (elements * np.uint64(_COMPOSED_WORDS) + np.uint64(offset)) // np.uint64(
+            _width(name))
+        return at(base, name, index, *params, threads=threads, device=device, backend=backend)
+
+    a = part(*first, 0)
+    values = part(second[0], second[1](a) if callable(second[1]) else second[1], 4)
+    if combine is not None:
+        values = _two_part_values(*combine, a, values, arrays.module(device), threads,
+                                  backend or device)
+    return values
 
 
 def _two_part_values(name, params, a, b, xp, threads, backend):
@@ -405,6 +410,37 @@ def block_layout(stream, size, params_shape, names, words=_COMPOSED_WORDS):
     return shape, n, stream.at_word(start)
 
 
+def _standard_t_parts(df):
+    return ("normal", (0.0, 1.0)), ("chisquare", (df,)), ("student_t", (df,))
+
+
+def _f_parts(dfnum, dfden):
+    return ("chisquare", (dfnum,)), ("chisquare", (dfden,)), ("fisher_f", (dfnum, dfden))
+
+
+def _negative_binomial_parts(n, p):
+    return (("gamma", (n, np.divide(1.0 - p, p))),
+            ("poisson", lambda y: (np.minimum(y, LAM_MAX),)), None)
+
+
+def _wald_parts(mean, scale):
+    return ("normal", (0.0, 1.0)), ("uniform", (0.0, 1.0)), ("wald", (mean, scale))
+
+
+#: A law of two parts: its checked parameters -> (first part, second part, value),
+#: each part ``(law, parameters)`` (the second's parameters may be a function of
+#: the first part's values), the value ``(tandem.core.two_parts function,
+#: parameters)`` or None for the second part's values.  beta chooses its rule
+#: element by element (:func:`beta_at`).
+_PARTS = {"standard_t": _standard_t_parts, "f": _f_parts,
+          "negative_binomial": _negative_binomial_parts, "wald": _wald_parts}
+
+
+def _parts(name, *params):
+    """The parts of the law of two parts ``name`` with the parameters ``params``, checked."""
+    return _PARTS[name](*_checked(TWO_PARTS[name], params))
+
+
 def standard_t(stream, df, size=None, *, device=None, threads=None, backend=None):
     """Student's t of ``df`` degrees: ``z / sqrt(c / df)``, with ``z`` the f64
     normal's element at word ``8 i`` and ``c`` chisquare(df)'s at ``8 i + 4``.
@@ -420,9 +456,7 @@ def standard_t(stream, df, size=None, *, device=None, threads=None, backend=None
     >>> t.shape, after.position
     ((4,), 32)
     """
-    df = _checked(LAWS["chisquare"], (df,))[0]
-    return _composed(stream, size, ("normal", (0.0, 1.0)), ("chisquare", (df,)),
-                     ("student_t", (df,)), device, threads, backend)
+    return _composed(stream, size, *_parts("standard_t", df), device, threads, backend)
 
 
 def f(stream, dfnum, dfden, size=None, *, device=None, threads=None, backend=None):
@@ -437,10 +471,7 @@ def f(stream, dfnum, dfden, size=None, *, device=None, threads=None, backend=Non
     >>> bool((x > 0).all())
     True
     """
-    dfnum = _real("dfnum", dfnum, positive=True, bound=1.0)
-    dfden = _real("dfden", dfden, positive=True, bound=1.0)
-    return _composed(stream, size, ("chisquare", (dfnum,)), ("chisquare", (dfden,)),
-                     ("fisher_f", (dfnum, dfden)), device, threads, backend)
+    return _composed(stream, size, *_parts("f", dfnum, dfden), device, threads, backend)
 
 
 def negative_binomial(stream, n, p, size=None, *, device=None, threads=None, backend=None):
@@ -456,19 +487,11 @@ def negative_binomial(stream, n, p, size=None, *, device=None, threads=None, bac
     >>> k.dtype
     dtype('int64')
     """
-    n = _real("n", n, positive=True, bound=1.0)
-    p = _real("p", p, positive=True, bound=1.0)
-    check_probability(p)
-    scale = np.divide(1.0 - p, p)
-    if not (n * scale <= LAM_MAX / 4).all():  # also for NaN
-        raise ValueError("the mean n (1 - p) / p must be at most 2**50, as the Poisson "
-                         "means it mixes stay below 2**52")
-    mixing = ("gamma", (n, scale))
-    if (backend or arrays.check_device(device) or "cpu") in ("cpu", "cuda") and not (
-            n.ndim or p.ndim):
+    mixing, poisson_part, _ = parts = _parts("negative_binomial", n, p)
+    if (backend or arrays.check_device(device) or "cpu") in ("cpu", "cuda") and not any(
+            np.ndim(x) for x in mixing[1]):
         return _poisson_mixture(stream, size, mixing, device, backend, threads)
-    return _composed(stream, size, mixing, ("poisson", lambda y: (np.minimum(y, LAM_MAX),)),
-                     None, device, threads, backend)
+    return _composed(stream, size, *parts, device, threads, backend)
 
 
 def _poisson_mixture(stream, size, mixing, device, backend, threads):
@@ -501,10 +524,7 @@ def wald(stream, mean, scale, size=None, *, device=None, threads=None, backend=N
     >>> bool((x > 0).all())
     True
     """
-    mean = _real("mean", mean, positive=True, bound=1e-10)
-    scale = _real("scale", scale, positive=True, bound=1e-10)
-    return _composed(stream, size, ("normal", (0.0, 1.0)), ("uniform", (0.0, 1.0)),
-                     ("wald", (mean, scale)), device, threads, backend)
+    return _composed(stream, size, *_parts("wald", mean, scale), device, threads, backend)
 
 
 def beta(stream, a, b, size=None, *, device=None, threads=None, backend=None):
@@ -522,8 +542,7 @@ def beta(stream, a, b, size=None, *, device=None, threads=None, backend=None):
     >>> x.shape, after.position
     ((2,), 16)
     """
-    a = _real("a", a, positive=True, bound=1.0)
-    b = _real("b", b, positive=True, bound=1.0)
+    a, b = _checked(TWO_PARTS["beta"], (a, b))
     if not (a.ndim or b.ndim or (a <= 1.0 and b <= 1.0)):  # the ratio of gammas for all
         return _composed(stream, size, ("standard_gamma", (a,)), ("standard_gamma", (b,)),
                          ("gamma_ratio", ()), device, threads, backend)
@@ -576,6 +595,45 @@ def beta_at(base, elements, a, b, device="cpu", threads=None, backend=None):
     return values
 
 
+def _two_part_fill(stream, name, params, size, out, threads, device, backend):
+    """:func:`fill` of a law of two parts: its function's values, written into
+    ``out`` (checked before anything is drawn) when one is given."""
+    fill_of = {"standard_t": standard_t, "f": f, "negative_binomial": negative_binomial,
+               "wald": wald, "beta": beta}[name]
+    if out is None:
+        return fill_of(stream, *params, size=size, device=device, threads=threads,
+                       backend=backend)
+    target = arrays.output(size, out, _dtype(name), device)
+    values, after = fill_of(stream, *params, size=target.array.shape, device=target.device,
+                            threads=threads, backend=backend)
+    target.array[...] = values
+    return target.result(), after
+
+
+def _two_part_at(stream, name, index, params, threads, device, backend):
+    """:func:`at` of a law of two parts: element ``i`` from words ``8 i`` on of
+    the stream's position rounded up to a block, as its fill takes them."""
+    law = TWO_PARTS[name]
+    checked = _checked(law, params)
+    engine.check_stream(stream)
+    engine.check_threads(threads)
+    flat, shape, device = arrays.index_array(index, device)
+    _fits(np.broadcast_shapes(*(c.shape for c in checked)), shape, "index",
+          " and ".join(p.name for p in law.parameters))
+    base = stream.at_word(-(-stream.word_position // 4) * 4)
+    if flat.size and base.word_position + _COMPOSED_WORDS * (int(flat.max()) + 1) > \
+            stream.word_limit:
+        raise ValueError("index reaches past the end of the lane (2**64 words)")
+    checked = [np.broadcast_to(c, shape).reshape(-1) if c.ndim else c for c in checked]
+    if not flat.size:
+        values = arrays.module(device).empty(0, dtype=_dtype(name))
+    elif name == "beta":
+        values = beta_at(base, flat, *checked, device, threads, backend)
+    else:
+        values = _composed_at(base, flat, *_PARTS[name](*checked), device, threads, backend)
+    return values.reshape(shape)
+
+
 # -- made from the law records ---------------------------------------------------------
 
 _AT_DOC = """Elements ``index`` of ``Stream.{name}``'s fill, each computed alone.
@@ -621,7 +679,7 @@ def _at_function(law):
 
 
 #: ``tandem.<law>_at`` of every law but ``normal`` (whose ``normal_at`` is the fill's).
-AT_FUNCTIONS = {f"{law.name}_at": _at_function(law) for law in LAWS.values()
-                if law.name != "normal"}
+AT_FUNCTIONS = {f"{law.name}_at": _at_function(law)
+                for law in (*LAWS.values(), *TWO_PARTS.values()) if law.name != "normal"}
 
 register_fills(law=fill)

@@ -420,7 +420,7 @@ def _law_method(law):
                             f"Stream.{law.name}")
 
 
-for _law in _laws.LAWS.values():
+for _law in (*_laws.LAWS.values(), *_laws.TWO_PARTS.values()):
     if not hasattr(Stream, _law.name):  # normal is the fill's own, above
         setattr(Stream, _law.name, _law_method(_law))
 del _law

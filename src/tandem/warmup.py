@@ -64,7 +64,7 @@ def compile_all(progress=True) -> float:
     start = time.perf_counter()
     streams = (tandem.Philox(0), tandem.Threefry(0))
     total = (len(CALLS) + len(laws.LAWS) + len(laws.PARTS)) * len(streams) + len(
-        TWO_PARTS) + len(TANDEM_CALLS)
+        laws.TWO_PARTS) + len(TANDEM_CALLS)
     with _progress.bar(total, "compiling tandem's kernels", progress) as bar:
         for name, args, kwargs in CALLS:
             args = (table,) if args == "table" else args
@@ -83,9 +83,11 @@ def compile_all(progress=True) -> float:
                     if law.faster is not None:  # the kinds of array parameters
                         parametric.at(stream, name, [0], *([p] for p in params))
             bar.update(1)
-        for name, params in TWO_PARTS:  # their values from their parts', or one kernel
-            for n in (1, LEAN_BELOW):
-                getattr(parametric, name)(streams[0], *params, size=n)
+        for name, law in laws.TWO_PARTS.items():  # values from their parts', or one kernel
+            for params in law.parameter_sets:
+                for n in (1, LEAN_BELOW):
+                    parametric.fill(streams[0], name, *params, size=n)
+                parametric.at(streams[0], name, [0], *params)
             bar.update(1)
         spec_table = tandem.ChoiceTable([1.0, 2.0])
         for name, args, kwargs in TANDEM_CALLS:  # tandem.Tandem's kernels
@@ -101,11 +103,4 @@ TANDEM_CALLS = [("bits", (), {"dtype": np.uint32}), ("random", (), {"dtype": np.
                 ("below", (2**40,), {}), ("normal", (), {"dtype": np.float64}),
                 ("normal", (), {"dtype": np.float32}), ("exponential", (), {}),
                 ("exponential", (), {"dtype": np.float32}), ("choice", "table", {})]
-
-#: Laws of two parts, one call for each function that makes their values
-#: (tandem.core.two_parts), for the Poisson mixture of each mixing kind, and
-#: for Jöhnk's beta.
-TWO_PARTS = [("standard_t", (3.0,)), ("f", (2.0, 3.0)), ("wald", (1.0, 1.0)),
-             ("beta", (2.0, 3.0)), ("negative_binomial", (1.0, 0.5)),
-             ("negative_binomial", (0.5, 0.5)), ("beta", (0.5, 0.5))]
 

@@ -52,9 +52,8 @@ def element_draw(width, value_map, block_at):
     that maps the draw at word ``w`` alone; ``(lo, hi)`` is what a retry needs
     (for a four-word kind, the block's two 64-bit draws).
 
-    ``block_at`` is ``(generator, k0..k3, lane, b) -> words``:
-    :func:`tandem.core.addressing.block_at`, or one generator's block function
-    made so by :func:`with_generator`.
+    ``block_at`` is :func:`tandem.core.addressing.block_at` of the caller's
+    copy of the core (``(generator, k0..k3, lane, b) -> words``, any generator).
     """
     def draw(generator, k0, k1, k2, k3, lane, w, params, table):
         x0, x1, x2, x3 = block_at(generator, k0, k1, k2, k3, lane, w >> U64(2))
@@ -133,15 +132,6 @@ def dirichlet_row(element):
             out[i, j] = out[i, j] / total
 
     return named(f"dirichlet_row_{element.__name__}", row)
-
-
-def with_generator(block_at):
-    """``block_at`` with the leading ``generator`` argument of
-    :func:`tandem.core.addressing.block_at` (which it ignores)."""
-    def block(generator, k0, k1, k2, k3, lane, b):
-        return block_at(k0, k1, k2, k3, lane, b)
-
-    return named(f"with_generator_{block_at.__name__}", block)
 
 
 def block_draw(kind, value_map=None):
