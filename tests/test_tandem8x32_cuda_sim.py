@@ -58,6 +58,22 @@ def test_kernel_equals_cpu(law, w0, n):
     assert got.tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("law", list(LAWS))
+@pytest.mark.parametrize("w0, n, offset", [(1, 1100, 0), (2, 1300, 0), (3, 800, 0),
+                                           (0, 900, 1), (6, 1000, 3), (0, 700, 0)])
+def test_whole_chunks_store_lines_however_the_fill_lies(law, w0, n, offset):
+    """Fills of several chunk groups (K = 8: 256 words a group), so that whole
+    chunks take the test-free path: from starts on and off a block, into
+    ``out`` on and off its 16-byte lines (``offset`` elements into an array)."""
+    dtype, params, table = LAWS[law]
+    if law.endswith("64") and w0 % 2 or law == "choice" and w0 % 2:
+        w0 += 1  # 64-bit draws start at an even word
+    want = tandem_cpu.fill(law, KEY, LOG2_K, w0, np.zeros(n, dtype), params, table)
+    out = np.full(n + offset, 7, dtype)[offset:]
+    got = tandem_cuda.fill(law, KEY, LOG2_K, w0, out, params, table, threads=64)
+    assert got.tobytes() == want.tobytes()
+
+
 def test_a_miss_and_rejections_are_covered():
     # CROSS_NORMAL[3] of the conformance fixtures: start 4673, a miss at element 20.
     dtype, params, table = LAWS["normal64"]

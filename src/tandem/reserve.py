@@ -87,13 +87,13 @@ class Reserve:
             if where is not None:
                 origin, position = where
                 same = key == self.key and origin is self.origin and position == self.position
-                if (same and self.used + n <= self.values.size
+                if (same and self.used + n <= self.capacity
                         or self._refill(bits, key, n, same, fill, args, kwargs)):
-                    taken = self.values[self.used:self.used + n]
-                    self.used += n
+                    i = self.used
+                    self.used = i + n
                     self.position += self.stride * n
                     bits.seek(self.position)
-                    return taken[0] if size is None else taken.copy()
+                    return self.values[i] if size is None else self.values[i:i + n].copy()
             values, after = fill(bits.current(), *args, size=size, **kwargs)
             bits.move(after)
             return values
@@ -125,6 +125,9 @@ class Reserve:
 _SCALARS = (int, float, np.number, str, type, np.dtype, type(None))
 
 
+_EXACT = frozenset((int, bool, str, type(None)))  # the common types, tested first
+
+
 def keyed(*params) -> Optional[tuple]:
     """A reserve's key: the parameters with their types; None unless each is a
     scalar, a name or a dtype (a call of array parameters is made as it is).
@@ -132,7 +135,9 @@ def keyed(*params) -> Optional[tuple]:
     key = []
     for p in params:
         kind = type(p)
-        if kind is float or isinstance(p, np.floating):
+        if kind in _EXACT:
+            key.append((kind, p))
+        elif kind is float or isinstance(p, np.floating):
             key.append((kind, p, math.copysign(1.0, p)))
         elif isinstance(p, np.complexfloating):
             key.append((kind, repr(p)))

@@ -72,7 +72,8 @@ N = 2**22 + 3
                                            ("normal", np.float32), ("normal", np.float64),
                                            ("exponential", np.float32),
                                            ("exponential", np.float64)])
-@pytest.mark.parametrize("start, K", [(0, 32), (32 * 5, 32), (64 * 7 + 32, 8), (2**40, 1024)])
+@pytest.mark.parametrize("start, K", [(0, 32), (32 * 5, 32), (32 * 6, 32), (64 * 7 + 32, 8),
+                                      (32 * (2**40 + 7), 32), (2**40, 1024)])
 def test_large_fills_equal_cpu(method, dtype, start, K):
     g = tandem.Tandem(2026, K=K).at(start)
     want, end = getattr(g, method)(N, dtype=dtype)

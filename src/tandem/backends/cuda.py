@@ -52,6 +52,7 @@ SIMULATED = bool(config.ENABLE_CUDASIM)
 # This backend compiles its own copy of core, the kinds and the maps (see tandem._twin).
 core = _twin.module("core")
 addressing = _twin.module("core.addressing")
+generators = _twin.module("core.generators")
 _beta = _twin.module("core.beta")
 kinds = _twin.module("kinds")
 maps = _twin.module("backends.maps")
@@ -317,9 +318,9 @@ for _fn in (_segment, _list_miss, _flush_misses, _drain_misses):
     _jitable(_fn)
 
 
-def _make_kernels(width, functions, dtype, deferred, shared_words, persistent):
-    """The fill, mend and addressed kernels of one kind and output dtype, for
-    every generator: the kernels take ``Stream.generator`` as an argument.
+def _make_kernels(width, functions, block_at, generator, dtype, deferred, shared_words,
+                  persistent):
+    """The fill, mend and addressed kernels of one kind, generator and output dtype.
 
     A ``deferred`` fill lists its misses in shared memory (``SHARED_MISSES``
     a block; more spill to the global list) and moves them to the global
@@ -334,26 +335,25 @@ def _make_kernels(width, functions, dtype, deferred, shared_words, persistent):
     resolve = _jitable(_resolver(width, retry, deferred, dtype))
     block_values = _jitable(_block_values(width, value_map, resolve))
     shared_type = numba.from_dtype(dtype)
-    block_at = addressing.block_at
 
-    def direct_group(out, g, first, generator, k0, k1, k2, k3, lane, params, table,
-                     r0, r1, r2, r3, misses, start, n, head):
+    def direct_group(out, g, first, k0, k1, k2, k3, lane, params, table, r0, r1, r2, r3,
+                     misses, start, n, head):
         """Group ``g`` when groups are stream blocks (shift 0)."""
         b = first + U64(g)
-        x0, x1, x2, x3 = block_at(generator, k0, k1, k2, k3, lane, b)
+        x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, b)
         values = block_values(generator, x0, x1, x2, x3, b, params, table, r0, r1, r2, r3,
                               misses, start, n)
         store_group(out, head + per_block * g, values)
 
-    def shifted_tile(out, staged, tile, first, generator, k0, k1, k2, k3, lane, params,
-                     table, r0, r1, r2, r3, misses, start, n, head, groups, shift):
+    def shifted_tile(out, staged, tile, first, k0, k1, k2, k3, lane, params, table,
+                     r0, r1, r2, r3, misses, start, n, head, groups, shift):
         """Groups ``tile * (threads - 1) ...``: each thread computes one block,
         stages it, and stores the group that starts ``shift`` words into it."""
         threads = cuda.blockDim.x
         t = cuda.threadIdx.x
         g = tile * (threads - 1) + t
         b = first + U64(g)
-        x0, x1, x2, x3 = block_at(generator, k0, k1, k2, k3, lane, b)
+        x0, x1, x2, x3 = block_at(k0, k1, k2, k3, lane, b)
         values = block_values(generator, x0, x1, x2, x3, b, params, table, r0, r1, r2, r3,
                               misses, start, n)
         e = per_block * t
@@ -386,7 +386,7 @@ def _make_kernels(width, functions, dtype, deferred, shared_words, persistent):
 
     @_kernel(**({"max_registers": DEFERRED_FILL_REGISTERS}
                 if deferred and DEFERRED_FILL_REGISTERS else {}))
-    def fill(out, generator, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3,
+    def fill(out, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3,
              head, groups, shift, listed):
         # Group g is elements head + per_block * g ...; its first word is
         # word `shift` of stream block first + g.
@@ -419,25 +419,24 @@ def _make_kernels(width, functions, dtype, deferred, shared_words, persistent):
                 for r in range((groups + stride - 1) // stride):
                     g = r * stride + cuda.grid(1)
                     if g < groups:
-                        direct_group(out, g, first, generator, k0, k1, k2, k3, lane, params,
-                                     lookup, r0, r1, r2, r3, misses, start, n, head)
+                        direct_group(out, g, first, k0, k1, k2, k3, lane, params, lookup,
+                                     r0, r1, r2, r3, misses, start, n, head)
                     if r % DRAIN_ROUNDS == DRAIN_ROUNDS - 1:
                         _drain_misses(count, local, listed, capacity)
             elif persistent:
                 for g in range(cuda.grid(1), groups, cuda.gridsize(1)):
-                    direct_group(out, g, first, generator, k0, k1, k2, k3, lane, params,
-                                 lookup, r0, r1, r2, r3, misses, start, n, head)
+                    direct_group(out, g, first, k0, k1, k2, k3, lane, params, lookup,
+                                 r0, r1, r2, r3, misses, start, n, head)
             elif cuda.grid(1) < groups:
-                direct_group(out, cuda.grid(1), first, generator, k0, k1, k2, k3, lane,
-                             params, lookup, r0, r1, r2, r3, misses, start, n, head)
+                direct_group(out, cuda.grid(1), first, k0, k1, k2, k3, lane, params, lookup,
+                             r0, r1, r2, r3, misses, start, n, head)
         else:
             staged = cuda.shared.array(0, shared_type)
             tiles = (groups + threads - 2) // (threads - 1)
             step = cuda.gridDim.x if persistent else max(tiles, 1)
             for tile in range(cuda.blockIdx.x, tiles, step):
-                shifted_tile(out, staged, tile, first, generator, k0, k1, k2, k3, lane,
-                             params, lookup, r0, r1, r2, r3, misses, start, n, head, groups,
-                             shift)
+                shifted_tile(out, staged, tile, first, k0, k1, k2, k3, lane, params, lookup,
+                             r0, r1, r2, r3, misses, start, n, head, groups, shift)
                 if deferred and persistent:
                     _drain_misses(count, local, listed, capacity)
         # The elements before the first group and after the last, one a thread.
@@ -456,8 +455,8 @@ def _make_kernels(width, functions, dtype, deferred, shared_words, persistent):
             _flush_misses(count, local, listed, capacity)
 
     @_kernel(launch_bounds=MAX_THREADS)
-    def mend(out, generator, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3,
-             misses, blocks):
+    def mend(out, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3, misses,
+             blocks):
         # Every listed miss; after an overflow, every NaN (a miss mark).
         params = (p0, p1, p2)
         stride = cuda.gridsize(1)
@@ -477,8 +476,7 @@ def _make_kernels(width, functions, dtype, deferred, shared_words, persistent):
                                           r0, r1, r2, r3))
 
     @_kernel(launch_bounds=MAX_THREADS)
-    def addressed(out, index, generator, k0, k1, k2, k3, lane, start, p0, p1, p2, table,
-                  r0, r1, r2, r3):
+    def addressed(out, index, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3):
         params = (p0, p1, p2)
         i = cuda.grid(1)
         if i < out.size:
@@ -487,8 +485,7 @@ def _make_kernels(width, functions, dtype, deferred, shared_words, persistent):
                                   r0, r1, r2, r3))
 
     @_kernel(launch_bounds=MAX_THREADS)
-    def addressed_each(out, index, each, generator, k0, k1, k2, k3, lane, start, table,
-                       r0, r1, r2, r3):
+    def addressed_each(out, index, each, k0, k1, k2, k3, lane, start, table, r0, r1, r2, r3):
         i = cuda.grid(1)
         if i < out.size:
             w = start + U64(width) * index[i]
@@ -499,8 +496,27 @@ def _make_kernels(width, functions, dtype, deferred, shared_words, persistent):
     return fill, mend, addressed, addressed_each
 
 
+# One kernel a kind *and generator*: a kernel taking the generator as an
+# argument holds every generator's block function, and on an H100 (2026-12-07)
+# its first fill compiled 2.4x slower and its fills ran 6-14 % slower
+# (docs/performance.md).
+_BLOCK_AT = tuple(g.block_at for g in generators.GENERATORS)  # by Stream.generator
+
+
+def _with_generator(block_at):
+    """``block_at`` with the leading ``generator`` argument of
+    :func:`tandem.core.addressing.block_at` (which it ignores)."""
+    def block(generator, k0, k1, k2, k3, lane, b):
+        return block_at(k0, k1, k2, k3, lane, b)
+
+    return maps.named(f"with_generator_{block_at.__name__}", block)
+
+
+_WITH_GENERATOR = tuple(_jitable(_with_generator(b)) for b in _BLOCK_AT)
+
+
 @functools.lru_cache(maxsize=None)
-def _functions(name, counted):
+def _functions(name, generator, counted):
     """``(pair or value map, retry, draw, element)`` of the kind ``name``, registered
     for numba-cuda (made once, so that no two closures share a symbol);
     ``counted``: with int64 values (``maps.counted``)."""
@@ -510,43 +526,44 @@ def _functions(name, counted):
         _jitable(fn)
     if counted:
         value_map, retry = (_jitable(fn) for fn in maps.counted(value_map, retry))
-    draw = _jitable(maps.element_draw(kind.width, value_map, addressing.block_at))
+    draw = _jitable(maps.element_draw(kind.width, value_map, _WITH_GENERATOR[generator]))
     return value_map, retry, draw, _jitable(maps.element(draw, retry))
 
 
-def element_function(name):
-    """The device function that computes one element of the kind ``name`` alone,
-    for any generator.
+def element_function(name, generator):
+    """The device function that computes one element of the kind ``name`` alone.
 
     Parameters
     ----------
     name : str
         A kind of :data:`tandem.kinds.KINDS`, for example ``"normal64"``.
+    generator : int
+        ``Stream.generator``: 0 Philox4x32-10, 1 Threefry4x32-20.
 
     Returns
     -------
     callable
         ``element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)``,
         callable from ``numba.cuda.jit`` code: the element whose draw starts at
-        word ``w`` of (key, lane) of the generator ``generator`` (``Stream.generator``),
-        with the three parameter words ``params`` and
+        word ``w`` of (key, lane), with the three parameter words ``params`` and
         the retry key ``r0..r3`` of a :class:`tandem.kinds.FillRecord`.  It is the
         function this backend's addressed and mend kernels call, so its values
         are the fills' bit for bit.
 
     Examples
     --------
-    >>> normal = element_function("normal64")  # doctest: +SKIP
+    >>> normal = element_function("normal64", 0)  # doctest: +SKIP
     """
-    return _functions(name, False)[3]
+    return _functions(name, generator, False)[3]
 
 
 @functools.lru_cache(maxsize=None)
-def _kernels(name, dtype, persistent):
+def _kernels(name, generator, dtype, persistent):
     kind = kinds.KINDS[name]
     counted = kind.counts and np.dtype(dtype) == np.int64
-    return _make_kernels(kind.width, _functions(name, counted), np.dtype(dtype), kind.deferred,
-                         kind.shared_words, persistent)
+    return _make_kernels(kind.width, _functions(name, generator, counted), _BLOCK_AT[generator],
+                         generator, np.dtype(dtype), kind.deferred, kind.shared_words,
+                         persistent)
 
 
 # -- launches ---------------------------------------------------------------------
@@ -567,17 +584,11 @@ def _on_device(table):
 
 
 def _args(record):
-    """A record's kernel arguments: generator, key, lane, start, parameter words
-    (``_PARAMS``), table and retry key."""
     key = tuple(U64(k) for k in record.key)
     params = tuple(U64(p) for p in record.params)
     retry = tuple(U64(k) for k in record.retry_key)
-    return (np.int64(record.generator), *key, U64(record.lane), U64(record.start), *params,
-            _on_device(record.table), *retry)
-
-
-# Slices of _args: up to the parameter words, the parameters, from the table on.
-_STREAM, _PARAMS, _TABLE = slice(0, 7), slice(7, 10), slice(10, None)
+    return (*key, U64(record.lane), U64(record.start), *params, _on_device(record.table),
+            *retry)
 
 
 def _address(out):
@@ -658,9 +669,10 @@ def fill(record, out, threads=None):
     dtype = np.dtype(out.dtype)
     if kind.attempts and record.start % 4 == 0:
         counted = kind.counts and dtype == np.int64
-        _launch_attempts(_attempts_fill_kernel(kind.name, counted), record, out, threads)
+        _launch_attempts(_attempts_fill_kernel(kind.name, record.generator, counted), record,
+                         out, threads)
         return
-    fill_kernel, mend_kernel = _kernels(kind.name, dtype, kind.persistent)[:2]
+    fill_kernel, mend_kernel = _kernels(kind.name, record.generator, dtype, kind.persistent)[:2]
     head, groups, shift = layout(out.size, record.start, kind.width, dtype.itemsize,
                                  _address(out))
     per_block = 4 // kind.width
@@ -687,7 +699,7 @@ def fill(record, out, threads=None):
 def addressed(record, index, out, threads=None):
     """Write element ``index[i]`` of ``record``'s fill into ``out[i]``."""
     threads = _threads(threads)
-    kernel = _kernels(record.kind, np.dtype(out.dtype), False)[2]
+    kernel = _kernels(record.kind, record.generator, np.dtype(out.dtype), False)[2]
     kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](out, index,
                                                                       *_args(record))
 
@@ -697,10 +709,10 @@ def addressed_each(record, index, each, out, threads=None):
     parameter words ``each[:, i]`` (a C-ordered ``(3, n)`` uint64 device array) in
     place of ``record.params``."""
     threads = _threads(threads)
-    kernel = _kernels(record.kind, np.dtype(out.dtype), False)[3]
+    kernel = _kernels(record.kind, record.generator, np.dtype(out.dtype), False)[3]
     args = _args(record)
-    kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](
-        out, index, each, *args[_STREAM], *args[_TABLE])
+    args = args[:6] + args[9:]  # without the scalar parameters
+    kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](out, index, each, *args)
 
 
 @functools.lru_cache(maxsize=None)
@@ -733,14 +745,14 @@ def two_parts(name, out, a, b, p, q, threads=None):
 
 
 @functools.lru_cache(maxsize=None)
-def _two_part_fill_kernel(first, second, name):
-    first_element = element_function(first)
-    second_element = element_function(second)
+def _two_part_fill_kernel(first, second, name, generator):
+    first_element = element_function(first, generator)
+    second_element = element_function(second, generator)
     value = _two_part_value(name)
 
     @_kernel(launch_bounds=MAX_THREADS)
-    def fill(out, generator, k0, k1, k2, k3, lane, start, a0, a1, a2, a_table,
-             ar0, ar1, ar2, ar3, b0, b1, b2, b_table, br0, br1, br2, br3, p, q, step):
+    def fill(out, k0, k1, k2, k3, lane, start, a0, a1, a2, a_table, ar0, ar1, ar2, ar3,
+             b0, b1, b2, b_table, br0, br1, br2, br3, p, q, step):
         i = cuda.grid(1)
         if i < out.size:
             w = start + U64(8) * U64(i)
@@ -762,21 +774,21 @@ def two_part_fill(first, second, name, out, p, q, threads=None):
     ``first`` and ``second`` are the parts' records, of one stream at one start."""
     threads = _threads(threads)
     step = 1 if p.size > 1 else 0
-    kernel = _two_part_fill_kernel(first.kind, second.kind, name)
+    kernel = _two_part_fill_kernel(first.kind, second.kind, name, first.generator)
     a, b = _args(first), _args(second)
     kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](
-        out, *a, *b[_PARAMS], *b[_TABLE], p, q, step)
+        out, *a[:6], *a[6:], *b[6:], p, q, step)
 
 
 @functools.lru_cache(maxsize=None)
-def _poisson_mixture_kernel(mixing):
-    mixing_element = element_function(mixing)
-    steps = _functions("poisson_steps64", True)[3]
-    ptrs = _functions("poisson_ptrs64", True)[3]
+def _poisson_mixture_kernel(mixing, generator):
+    mixing_element = element_function(mixing, generator)
+    steps = _functions("poisson_steps64", generator, True)[3]
+    ptrs = _functions("poisson_ptrs64", generator, True)[3]
 
     @_kernel(launch_bounds=MAX_THREADS)
-    def fill(out, generator, k0, k1, k2, k3, lane, start, a0, a1, a2, a_table,
-             ar0, ar1, ar2, ar3, b_table, br0, br1, br2, br3, mean_limit, ptrs_from):
+    def fill(out, k0, k1, k2, k3, lane, start, a0, a1, a2, a_table, ar0, ar1, ar2, ar3,
+             b_table, br0, br1, br2, br3, mean_limit, ptrs_from):
         i = cuda.grid(1)
         if i < out.size:
             w = start + U64(8) * U64(i)
@@ -803,13 +815,13 @@ def poisson_mixture_fill(mixing, poisson, out, mean_limit, ptrs_from, threads=No
     are records of one stream at one start (``poisson``: either Poisson kind's,
     for its retry key)."""
     threads = _threads(threads)
-    kernel = _poisson_mixture_kernel(mixing.kind)
+    kernel = _poisson_mixture_kernel(mixing.kind, mixing.generator)
     a, b = _args(mixing), _args(poisson)
     kernel[max(-(-out.size // threads), 1), threads, _stream_of(out)](
-        out, *a, *b[_TABLE], np.float64(mean_limit), np.float64(ptrs_from))
+        out, *a[:6], *a[6:], *b[9:], np.float64(mean_limit), np.float64(ptrs_from))
 
 
-def _attempts_kernel(value_map, settled, spacing):
+def _attempts_kernel(value_map, settled, generator, spacing):
     """A fill of a block-an-element kind whose retry is its value map's attempts
     on blocks ``r = 0, 1, ...`` of lane ``g`` (the element's first word) of the
     continuation key: ``out[i]`` from block ``spacing i`` (the draw at word
@@ -817,11 +829,11 @@ def _attempts_kernel(value_map, settled, spacing):
     that a warp's threads stay in step whatever their elements' misses.
     ``settled(d0, d1, value, accepted, params)`` is ``(value, done)`` of an
     attempt on the draws ``(d0, d1)``."""
-    block_at = addressing.block_at
+    block_at = _BLOCK_AT[generator]
     words = U64(4 * spacing)
 
     @_kernel(launch_bounds=MAX_THREADS)
-    def fill(out, generator, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3):
+    def fill(out, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3):
         params = (p0, p1, p2)
         n = U64(out.size)
         stride = U64(cuda.gridsize(1))
@@ -831,7 +843,7 @@ def _attempts_kernel(value_map, settled, spacing):
         r = _ZERO
         while i < n:
             x0, x1, x2, x3 = block_at(
-                generator, k0 if first else r0, k1 if first else r1, k2 if first else r2,
+                k0 if first else r0, k1 if first else r1, k2 if first else r2,
                 k3 if first else r3, lane if first else start + words * i,
                 first_block + U64(spacing) * i if first else r)
             d0, d1 = join64(x0, x1), join64(x2, x3)
@@ -868,13 +880,15 @@ for _fn in (_accepted, _johnk_settled):
 
 
 @functools.lru_cache(maxsize=None)
-def _attempts_fill_kernel(name, counted):
-    return _attempts_kernel(_functions(name, counted)[0], _accepted, 1)
+def _attempts_fill_kernel(name, generator, counted):
+    value_map = _functions(name, generator, counted)[0]
+    return _attempts_kernel(value_map, _accepted, generator, 1)
 
 
 @functools.lru_cache(maxsize=None)
-def _johnk_fill_kernel():
-    return _attempts_kernel(_functions("beta_johnk64", False)[0], _johnk_settled, 2)
+def _johnk_fill_kernel(generator):
+    return _attempts_kernel(_functions("beta_johnk64", generator, False)[0], _johnk_settled,
+                            generator, 2)
 
 
 def _launch_attempts(kernel, record, out, threads):
@@ -887,16 +901,15 @@ def johnk_fill(record, out, threads=None):
     """Jöhnk's beta (kind ``beta_johnk64``) in one kernel: ``out[i]`` is the
     element of ``record``'s fill at block ``2 i`` (its draw at word ``8 i`` of a
     start that is a multiple of 4), one attempt a pass (``_attempts_kernel``)."""
-    _launch_attempts(_johnk_fill_kernel(), record, out, threads)
+    _launch_attempts(_johnk_fill_kernel(record.generator), record, out, threads)
 
 
 @functools.lru_cache(maxsize=None)
-def _multinomial_rows_kernel():
-    row = _jitable(maps.multinomial_row(element_function("binomial64")))
+def _multinomial_rows_kernel(generator):
+    row = _jitable(maps.multinomial_row(element_function("binomial64", generator)))
 
     @_kernel(launch_bounds=MAX_THREADS)
-    def rows(out, trials, p, generator, k0, k1, k2, k3, lane, start, p0, p1, p2, table,
-             r0, r1, r2, r3):
+    def rows(out, trials, p, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3):
         i = cuda.grid(1)
         if i < out.shape[0]:
             row(out, i, trials, p, generator, k0, k1, k2, k3, lane, start, table, r0, r1, r2, r3)
@@ -910,18 +923,17 @@ def multinomial_rows(record, trials, p, out, threads=None):
     the trials left in the row and ``p[j]``; ``out[i, k - 1]`` is the trials
     left.  The CPU's counts (:func:`tandem.backends.cpu.multinomial_rows`)."""
     threads = _threads(threads)
-    kernel = _multinomial_rows_kernel()
+    kernel = _multinomial_rows_kernel(record.generator)
     kernel[max(-(-out.shape[0] // threads), 1), threads, _stream_of(out)](
         out, np.int64(trials), p, *_args(record))
 
 
 @functools.lru_cache(maxsize=None)
-def _dirichlet_rows_kernel():
-    row = _jitable(maps.dirichlet_row(element_function("gamma64")))
+def _dirichlet_rows_kernel(generator):
+    row = _jitable(maps.dirichlet_row(element_function("gamma64", generator)))
 
     @_kernel(launch_bounds=MAX_THREADS)
-    def rows(out, each, generator, k0, k1, k2, k3, lane, start, p0, p1, p2, table,
-             r0, r1, r2, r3):
+    def rows(out, each, k0, k1, k2, k3, lane, start, p0, p1, p2, table, r0, r1, r2, r3):
         i = cuda.grid(1)
         if i < out.shape[0]:
             row(out, i, each, generator, k0, k1, k2, k3, lane, start, table, r0, r1, r2, r3)
@@ -936,7 +948,7 @@ def dirichlet_rows(record, each, out, threads=None):
     of ``j``.  The values of those elements computed alone, then
     :func:`normalised_rows`."""
     threads = _threads(threads)
-    kernel = _dirichlet_rows_kernel()
+    kernel = _dirichlet_rows_kernel(record.generator)
     kernel[max(-(-out.shape[0] // threads), 1), threads, _stream_of(out)](
         out, each, *_args(record))
 

@@ -52,8 +52,10 @@ def element_draw(width, value_map, block_at):
     that maps the draw at word ``w`` alone; ``(lo, hi)`` is what a retry needs
     (for a four-word kind, the block's two 64-bit draws).
 
-    ``block_at`` is :func:`tandem.core.addressing.block_at` of the caller's
-    copy of the core (``(generator, k0..k3, lane, b) -> words``, any generator).
+    ``block_at`` is ``(generator, k0..k3, lane, b) -> words``:
+    :func:`tandem.core.addressing.block_at` (any generator), or one generator's
+    block function taking the argument it ignores (the CUDA backend's kernels,
+    built per generator).
     """
     def draw(generator, k0, k1, k2, k3, lane, w, params, table):
         x0, x1, x2, x3 = block_at(generator, k0, k1, k2, k3, lane, w >> U64(2))

@@ -3,8 +3,9 @@
 Thread ``t`` of a fill runs chunk ``c = 8 g + lane`` (``g`` the chunk group,
 ``lane = t % 8``): one F, then one step a block; block ``j`` of the chunk is
 in row ``g K + j``: the eight threads of a group write one row's 128
-contiguous bytes a step, as 16-byte stores where ``out`` and the fill's
-start allow.  A fill's elements map from its draws by the same functions as
+contiguous bytes a step, as 16-byte stores (a thread whose block straddles
+``out``'s 16-byte lines computes its neighbour's block too, and stores the
+line they share).  A fill's elements map from its draws by the same functions as
 on the CPU (:mod:`tandem.core.tandem_draws`), misses and rejections included,
 so every bit agrees.
 
@@ -118,16 +119,43 @@ def _fill_kernel(law):
     ``words`` is the number the fill consumes.
 
     A thread whose chunk lies whole inside the fill steps and stores with no
-    test and no division (16-byte stores where they line up): with a bounds
-    test and a 64-bit division a step, the fills wrote at 43–49 % of memset,
-    without them at 94 % (docs/performance.md).  The chunks at the fill's
-    ends take the general path.
+    test and no division: with a bounds test and a 64-bit division a step, the
+    fills wrote at 43–49 % of memset, without them at 94 % (docs/performance.md).
+    Its stores are 16 bytes where a block's values line up with ``out``'s
+    16-byte lines (``line`` 0).  Where they start ``line`` values before a
+    line, the thread also steps its right neighbour's chunk (the next lane of
+    the row; for lane 7, lane 0 a row on) and stores the line that its last
+    values and the neighbour's first ones fill: a store of 4 bytes each had
+    run at 0.26x (docs/performance.md).  The chunks at the fill's ends take
+    the general path.
     """
     per, values_of = LAWS[law]
     slots = 4 // per
 
+    def fits(first, k, w0, end):
+        """Whether the chunk from word ``first`` lies whole inside the fill, with
+        the words of its right neighbour's block in a row too (its shifted line)."""
+        return first >= w0 and first + (U64(k - 1) << U64(5)) + U64(7) < end
+
+    fits = _jitable(named(f"fits_{law}", fits))
+
+    if slots == 2:
+        def line_of(values, neighbour, line):
+            """The values of a line: ``values`` from ``line`` on, then the
+            neighbour's first ones."""
+            return values[1], neighbour[0]
+    else:
+        def line_of(values, neighbour, line):
+            if line == 1:
+                return values[1], values[2], values[3], neighbour[0]
+            if line == 2:
+                return values[2], values[3], neighbour[0], neighbour[1]
+            return values[3], neighbour[0], neighbour[1], neighbour[2]
+
+    line_of = _jitable(named(f"line_of_{law}", line_of))
+
     @_kernel()
-    def fill(out, k0, k1, k2, k3, log2_k, w0, words, params, table, vector):
+    def fill(out, k0, k1, k2, k3, log2_k, w0, words, params, table, line):
         n = out.size
         end = w0 + words
         group, lane, s = _chunk(k0, k1, k2, k3, log2_k, w0, cuda.grid(1))
@@ -138,16 +166,45 @@ def _fill_kernel(law):
         o0, o1, o2, o3, h0, h1, h2, h3 = s
         k = 1 << log2_k
         last = first + (U64(k - 1) << U64(5)) + U64(3)
-        if first >= w0 and last < end and (first - w0) % U64(per) == 0:
+        if first >= w0 and last < end and (first - w0) % U64(per) == 0 and line <= 0:
             e = (np.int64(first) - np.int64(w0)) // per
             for j in range(k):
                 o0, o1, o2, o3, h0, h1, h2, h3 = _t8.step(o0, o1, o2, o3, h0, h1, h2, h3)
                 values = values_of(o0, o1, o2, o3, params, table, first + U64(j << 5), log2_k)
-                if vector:
+                if line == 0:
                     store_group(out, e, values)
-                else:  # a start off the 16-byte line: the same values, a store each
+                else:  # out off its element size's line: the same values, a store each
                     for q in range(slots):
                         out[e + q] = values[q]
+                e += 32 // per
+            return
+        if line > 0 and fits(first, k, w0, end) and (first - w0) % U64(per) == 0:
+            # The left neighbour stores this thread's first `line` values, if it
+            # takes this path too; lane 0 of a chunk's first row has none.
+            left = first - U64(4) if lane else first + U64(28)
+            stored_left = left >= w0 and fits(left, k, w0, end)
+            right = (lane + U64(1)) & U64(7)
+            n0, n1, n2, n3, g0, g1, g2, g3 = _t8.chunk_start(k0, k1, k2, k3,
+                                                             (group << U64(3)) | right)
+            nfirst = start | (right << U64(2))
+            if lane == 7:  # its neighbour's block is lane 0's a row on
+                n0, n1, n2, n3, g0, g1, g2, g3 = _t8.step(n0, n1, n2, n3, g0, g1, g2, g3)
+                nfirst += U64(32)
+            e = (np.int64(first) - np.int64(w0)) // per
+            for j in range(k):
+                o0, o1, o2, o3, h0, h1, h2, h3 = _t8.step(o0, o1, o2, o3, h0, h1, h2, h3)
+                values = values_of(o0, o1, o2, o3, params, table, first + U64(j << 5), log2_k)
+                if not stored_left or (lane == 0 and j == 0):
+                    for q in range(line):
+                        out[e + q] = values[q]
+                if lane == 7 and j == k - 1:  # its neighbour is past the chunk's rows
+                    for q in range(line, slots):
+                        out[e + q] = values[q]
+                else:
+                    n0, n1, n2, n3, g0, g1, g2, g3 = _t8.step(n0, n1, n2, n3, g0, g1, g2, g3)
+                    neighbour = values_of(n0, n1, n2, n3, params, table,
+                                          nfirst + U64(j << 5), log2_k)
+                    store_group(out, e + line, line_of(values, neighbour, line))
                 e += 32 // per
             return
         for j in range(k):
@@ -157,7 +214,7 @@ def _fill_kernel(law):
                 continue
             e = (np.int64(w) - np.int64(w0)) // per
             values = values_of(o0, o1, o2, o3, params, table, w, log2_k)
-            if vector and e >= 0 and e + slots <= n:
+            if line == 0 and e >= 0 and e + slots <= n:
                 store_group(out, e, values)
                 continue
             for q in range(slots):
@@ -191,9 +248,15 @@ def _grid(w0, words, log2_k, threads):
     return (8 * groups + threads - 1) // threads, threads
 
 
-def _vector(out, w0, per):
-    """Whether 16-byte stores line up: ``out`` aligned, the start on a block."""
-    return bool(w0 % 4 == 0 and _address(out) % 16 == 0) and per in (1, 2)
+def _line(out, w0, per):
+    """Values of a block before the next line of ``out`` that a block's values
+    fill (16 bytes, or 8 for 32-bit values of 64-bit draws): 0 where the
+    blocks line up; -1 where ``out`` is off its element size."""
+    itemsize = out.dtype.itemsize
+    address = _address(out)
+    if address % itemsize or (w0 * itemsize) % per:
+        return -1
+    return (w0 * itemsize // per - address) % (itemsize * (4 // per)) // itemsize
 
 
 def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
@@ -237,7 +300,7 @@ def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
     params = tuple(words_of + [U64(0)] * (PARAMS - len(words_of)))
     table = _table_on_device(table, out)
     _fill_kernel(law)[blocks, per_block, _stream_of(out)](out, *args, U64(words), params, table,
-                                                          _vector(out, w0, per))
+                                                          np.int64(_line(out, w0, per)))
     return out
 
 

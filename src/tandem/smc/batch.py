@@ -108,8 +108,8 @@ UNIFORM = distributions.random_spec(np.float64, "[0,1)")
 def _kernel(initial, transition, log_density, systematic, n_particles, generator):
     from ..backends import cuda as cuda_backend
 
-    normal = cuda_backend.element_function(NORMAL.kind.name)
-    uniform = cuda_backend.element_function(UNIFORM.kind.name)
+    normal = cuda_backend.element_function(NORMAL.kind.name, generator)
+    uniform = cuda_backend.element_function(UNIFORM.kind.name, generator)
     normal_params, uniform_params = (tuple(U64(p) for p in spec.params)
                                      for spec in (NORMAL, UNIFORM))
     continuation = core.for_cuda().retry_key
