@@ -487,7 +487,8 @@ def negative_binomial(stream, n, p, size=None, *, device=None, threads=None, bac
     >>> k.dtype
     dtype('int64')
     """
-    mixing, poisson_part, _ = parts = _parts("negative_binomial", n, p)
+    parts = _parts("negative_binomial", n, p)
+    mixing = parts[0]
     if (backend or arrays.check_device(device) or "cpu") in ("cpu", "cuda") and not any(
             np.ndim(x) for x in mixing[1]):
         return _poisson_mixture(stream, size, mixing, device, backend, threads)
