@@ -134,12 +134,6 @@ class Generator(np.random.Generator):
             return self._draw(fill, *args, size=size, **kwargs)
         return self._reserve.draw(self.bit_generator, key, size, fill, *args, **kwargs)
 
-    def _value(self, key, size, fill, *args, **kwargs):
-        """``_small(...)``, with a Python ``float`` or ``int`` for ``size=None``, as
-        NumPy's law methods return (so that ``json.dumps`` takes it)."""
-        values = self._small(key, size, fill, *args, **kwargs)
-        return values.item() if size is None and isinstance(values, np.generic) else values
-
     def _numpy(self, name, *args, **kwargs):
         """NumPy's own method ``name`` on the stream's words, under the bit
         generator's lock; an ``OverflowError`` if it drew past the end of the
@@ -162,7 +156,7 @@ class Generator(np.random.Generator):
         """Floats in ``[0, 1)``, as ``numpy.random.Generator.random``."""
         if out is not None:
             return self._draw(_RANDOM, size, dtype=dtype, out=out)
-        return self._value(("random", dtype), size, _RANDOM, dtype=dtype)
+        return self._small(("random", dtype), size, _RANDOM, dtype=dtype)
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """Integers in ``[low, high)`` (or ``[low, high]`` with ``endpoint``), as
@@ -208,12 +202,12 @@ class Generator(np.random.Generator):
         """Standard normal variates, as ``numpy.random.Generator.standard_normal``."""
         if out is not None:
             return self._draw(_NORMAL, size, dtype=dtype, out=out)
-        return self._value(("standard_normal", dtype), size, _NORMAL, dtype=dtype)
+        return self._small(("standard_normal", dtype), size, _NORMAL, dtype=dtype)
 
     def normal(self, loc=0.0, scale=1.0, size=None):
         """Normal variates, as ``numpy.random.Generator.normal`` (scalar ``loc``,
         ``scale > 0``)."""
-        return self._value(reserve.keyed("normal", loc, scale), size, _NORMAL,
+        return self._small(reserve.keyed("normal", loc, scale), size, _NORMAL,
                            loc=loc, scale=scale)
 
     def standard_exponential(self, size=None, dtype=np.float64, method="inv", out=None):
@@ -227,12 +221,12 @@ class Generator(np.random.Generator):
         if out is not None:
             return self._draw(_EXPONENTIAL, size, dtype=dtype, method=method,
                               out=out)
-        return self._value(reserve.keyed("standard_exponential", dtype, method), size,
+        return self._small(reserve.keyed("standard_exponential", dtype, method), size,
                            _EXPONENTIAL, dtype=dtype, method=method)
 
     def exponential(self, scale=1.0, size=None):
         """Exponential variates of mean ``scale``, as ``numpy.random.Generator.exponential``."""
-        return self._value(reserve.keyed("exponential", scale), size, _EXPONENTIAL,
+        return self._small(reserve.keyed("exponential", scale), size, _EXPONENTIAL,
                            scale=scale)
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
@@ -302,7 +296,7 @@ class Generator(np.random.Generator):
     # -- laws whose parameters broadcast (tandem.laws), the others made below ----
 
     def _law(self, name, *params, size=None):
-        return self._value(reserve.keyed(name, *params), size, parametric.fill, name, *params)
+        return self._small(reserve.keyed(name, *params), size, parametric.fill, name, *params)
 
     def standard_gamma(self, shape, size=None, dtype=np.float64, out=None):
         """Gamma variates of scale 1, as ``numpy.random.Generator.standard_gamma``
@@ -317,7 +311,7 @@ class Generator(np.random.Generator):
             values = self._law("standard_gamma", shape,
                                size=out.shape if out is not None else size)
             if out is None:
-                return float(np.float32(values)) if np.ndim(values) == 0 else values.astype(
+                return np.float32(values) if np.ndim(values) == 0 else values.astype(
                     np.float32)
             out[...] = values
             return out
