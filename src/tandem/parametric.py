@@ -596,11 +596,15 @@ def beta_at(base, elements, a, b, device="cpu", threads=None, backend=None):
     return values
 
 
+#: The fill of each law of two parts, by name.
+_TWO_PART_FILLS = {"standard_t": standard_t, "f": f, "negative_binomial": negative_binomial,
+                   "wald": wald, "beta": beta}
+
+
 def _two_part_fill(stream, name, params, size, out, threads, device, backend):
     """:func:`fill` of a law of two parts: its function's values, written into
     ``out`` (checked before anything is drawn) when one is given."""
-    fill_of = {"standard_t": standard_t, "f": f, "negative_binomial": negative_binomial,
-               "wald": wald, "beta": beta}[name]
+    fill_of = _TWO_PART_FILLS[name]
     if out is None:
         return fill_of(stream, *params, size=size, device=device, threads=threads,
                        backend=backend)
