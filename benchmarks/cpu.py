@@ -159,6 +159,37 @@ def choice(n, repeats):
     return build, ours, theirs
 
 
+#: Permutations and samples without replacement: (row, call on a Generator).
+SAMPLING = {
+    "permutation(10**6)": lambda g: g.permutation(10**6),
+    "shuffle(10**6 floats)": lambda g: g.shuffle(np.arange(10.0**6)),
+    "permuted(1000 x 1000, axis=1)": lambda g: g.permuted(np.ones((1000, 1000)), axis=1),
+    "choice(10**6, 10, replace=False)": lambda g: g.choice(10**6, 10, replace=False),
+    "choice(10**6, 10**5, replace=False)": lambda g: g.choice(10**6, 10**5, replace=False),
+    "choice(10**8, 10, replace=False)": lambda g: g.choice(10**8, 10, replace=False),
+    "choice(10**12, 10, replace=False)": lambda g: g.choice(10**12, 10, replace=False),
+}
+
+
+def sampling(repeats):
+    """ms per call of :data:`SAMPLING`: tandem's Generator and NumPy's on PCG64,
+    alternated, medians of ``repeats``, on one thread."""
+    ours, theirs = tandem.Generator(tandem.Philox(1)), np.random.default_rng(1)
+    numba.set_num_threads(1)
+    rows = []
+    for name, call in SAMPLING.items():
+        call(ours), call(theirs)  # compile first
+        times = {"tandem": [], "numpy": []}
+        for _ in range(repeats):
+            for who, g in (("tandem", ours), ("numpy", theirs)):
+                t0 = time.perf_counter()
+                call(g)
+                times[who].append((time.perf_counter() - t0) * 1e3)
+        rows.append((name, float(np.median(times["tandem"])), float(np.median(times["numpy"]))))
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return rows
+
+
 SMALL_SIZES = (10, 100, 1000)
 SMALL_KINDS = ("uniform f64", "normal f64", "normal f32", "exponential f64")
 
@@ -285,7 +316,7 @@ def main():
     parser.add_argument("--kinds", nargs="*", default=list(KINDS), choices=list(KINDS),
                         metavar="KIND", help="which rows (default: all)")
     parser.add_argument("--skip", nargs="*", default=[],
-                        choices=["choice", "small", "startup"],
+                        choices=["choice", "sampling", "small", "startup"],
                         help="sections to leave out")
     args = parser.parse_args()
     n = 1 << args.log2n
@@ -317,6 +348,11 @@ def main():
             print(f"| tandem AliasTable | {threads} | {ns:.2f} | {theirs['PCG64']:.1f} | "
                   f"{theirs['Philox']:.1f} | {theirs['SFC64']:.1f} | {best / ns:.0f} |")
         print(f"\nBuilding the AliasTable of 2**16 weights took {build * 1e3:.1f} ms.")
+    if "sampling" not in args.skip:
+        print("\n| sampling (one thread) | tandem ms | NumPy PCG64 ms | tandem / NumPy |")
+        print("| --- | --- | --- | --- |")
+        for name, ours, theirs in sampling(args.repeats):
+            print(f"| {name} | {ours:.3f} | {theirs:.3f} | {ours / theirs:.2f} |")
     if "small" not in args.skip:
         print("\n| small fill | n | tandem lean µs | tandem vectorised µs | NumPy PCG64 µs | "
               "lean / vectorised | lean / NumPy |")

@@ -283,35 +283,48 @@ def walk_table(particles, steps, calls, repeats):
 
     import walk_kernels
 
-    walkers = tandem.Philox(2024).sub("walk")
-    k0, k1, word, domain = walk_kernels.launch_args(walkers)
-    walk32, walk64 = walk_kernels.tandem_kernels(steps)
+    philox = tandem.Philox(2024).sub("walk")
+    k0, k1, word, domain = walk_kernels.launch_args(philox)
+    walk32, walk64 = walk_kernels.philox_kernels(steps)
+    rows = tandem.Tandem(2024).sub("walk")
+    key = walk_kernels.tandem_launch_args(rows)
+    tandem32, tandem64 = walk_kernels.tandem_kernels(steps)
     module = cp.RawModule(code=walk_kernels.CURAND)
     curand32, curand64 = module.get_function("walk32"), module.get_function("walk64")
     table = cuda.to_device(np.array(tandem.core.normal.FAST_TABLE))
+    tandem_table = cuda.to_device(np.array(tandem.core.tandem_draws.ZIGGURAT_TABLE))
     out32, out64 = cp.empty(particles, cp.float32), cp.empty(particles, cp.float64)
     threads = 256
     blocks = -(-particles // threads)
-    runs = {
-        "f32": (lambda: walk32[blocks, threads](out32, k0, k1),
-                lambda: curand32((blocks,), (threads,),
-                                 (out32, np.uint64(2024), np.int32(particles), np.int32(steps)))),
-        "f64": (lambda: walk64[blocks, threads](out64, k0, k1, word, domain, table),
-                lambda: curand64((blocks,), (threads,),
-                                 (out64, np.uint64(2024), np.int32(particles), np.int32(steps)))),
+    grid = (blocks,), (threads,)
+    seed = np.uint64(2024)
+    curand = {
+        "f32": lambda: curand32(*grid, (out32, seed, np.int32(particles), np.int32(steps))),
+        "f64": lambda: curand64(*grid, (out64, seed, np.int32(particles), np.int32(steps))),
+    }
+    runs = {  # (walkers, dtype, out, tandem's kernel, cuRAND's)
+        "Philox f32": (philox, np.float32, out32,
+                       lambda: walk32[blocks, threads](out32, k0, k1), curand["f32"]),
+        "Philox f64": (philox, np.float64, out64,
+                       lambda: walk64[blocks, threads](out64, k0, k1, word, domain, table),
+                       curand["f64"]),
+        "Tandem8x32 f32": (rows, np.float32, out32,
+                           lambda: tandem32[blocks, threads](out32, *key), curand["f32"]),
+        "Tandem8x32 f64": (rows, np.float64, out64,
+                           lambda: tandem64[blocks, threads](out64, *key, tandem_table),
+                           curand["f64"]),
     }
     lines = [f"\nBrownian walk, {particles} particles x {steps} steps, one thread a particle; "
              f"median of {repeats} x {calls} calls\n",
              "| walk | tandem.core, steps/s | cuRAND device API, steps/s | tandem / cuRAND |",
              "| --- | --- | --- | --- |"]
-    for name, (ours, theirs) in runs.items():
+    for name, (walkers, dtype, out, ours, theirs) in runs.items():
         seconds = {}
         for _ in range(2):  # alternate the two, and keep the faster of each
             for who, run in (("tandem", ours), ("curand", theirs)):
                 seconds[who] = min(seconds.get(who, np.inf), timed(run, calls, repeats))
         ours()
-        ends = cp.asnumpy(out32 if name == "f32" else out64)
-        dtype = np.float32 if name == "f32" else np.float64
+        ends = cp.asnumpy(out)
         for p in (0, 1, particles - 1):
             assert ends[p] == walk_kernels.expected_end(walkers, p, steps, dtype), (name, p)
         rate = {who: particles * steps / t for who, t in seconds.items()}

@@ -3,8 +3,11 @@
 Each thread walks one particle for ``steps`` steps of standard normal
 increments and writes only its end point.  The tandem kernels are written
 as a user would write them, with the functions of ``tandem.core.for_cuda()``:
-particle ``p`` draws from lane ``p`` of one split key, so that its walk is
-``walkers.split(p).normal(steps)`` summed in order, on any device.  The
+particle ``p`` walks on ``walkers.split(p)``, so that its end point is
+``walkers.split(p).normal(steps)`` summed in order, on any device.  There
+is one pair of kernels for Philox streams (:func:`philox_kernels`, lane
+``p`` of one split key) and one for Tandem8x32 streams
+(:func:`tandem_kernels`, the child key ``split(p)`` stepped in place).  The
 cuRAND kernels use ``curand_init(seed, p, 0)`` and ``curand_normal4`` (f32)
 or ``curand_normal2_double`` (f64), cuRAND's fastest normals on Philox.
 
@@ -48,7 +51,7 @@ extern "C" __global__ void walk64(double* out, unsigned long long seed, int n, i
 """
 
 
-def tandem_kernels(steps):
+def philox_kernels(steps):
     """``(walk32, walk64)``: Numba CUDA kernels over Philox lanes.
 
     ``walk32(out, k0, k1)`` sums f32 normals, four per block (two Box-Muller
@@ -99,8 +102,98 @@ def tandem_kernels(steps):
     return walk32, walk64
 
 
+def tandem_kernels(steps):
+    """``(walk32, walk64)``: Numba CUDA kernels over Tandem8x32 children.
+
+    Both take ``(out, k0, k1, k2, k3, log2_k)``, the key of ``walkers`` and
+    ``log2(K)`` (:func:`tandem_launch_args`), and ``walk64`` the ziggurat's
+    table (``tandem.core.tandem_draws.ZIGGURAT_TABLE``, on the device) after
+    them.  Thread ``p`` derives the key of ``split(p)`` and steps the eight
+    chunks of its stream's rows in place (SPEC.md section 4): row ``r`` holds
+    the blocks of chunks ``8 (r // K) .. 8 (r // K) + 7`` after ``r % K + 1``
+    steps each, in that order.  ``walk32`` sums the Box-Muller pairs of the
+    words in order, ``walk64`` the ziggurat normals of the 64-bit draws, with
+    a miss continuing on ``split(g)`` of the child's ``purpose(P_N64)``, ``g``
+    the draw's index.
+    """
+    cc = tandem.core.for_cuda()
+    t8, draws = cc.tandem8x32, cc.tandem_draws
+    purpose_normal64 = U64(draws.PURPOSE_NORMAL64)
+    one, eight, thirty_two = U64(1), U64(8), U64(32)
+
+    @cuda.jit(device=True)
+    def next_row(state, words, c0, c1, c2, c3, log2_k, row):
+        """Row ``row``'s 32 words into ``words``; ``state`` holds the eight
+        chunks' states, ``(o, h)`` of chunk ``lane`` at ``8 lane``."""
+        if row & ((one << log2_k) - one) == 0:
+            for lane in range(8):
+                s = t8.chunk_start(c0, c1, c2, c3, ((row >> log2_k) * eight) | U64(lane))
+                for i in range(8):
+                    state[8 * lane + i] = s[i]
+        for lane in range(8):
+            b = 8 * lane
+            s = t8.step(state[b], state[b + 1], state[b + 2], state[b + 3],
+                        state[b + 4], state[b + 5], state[b + 6], state[b + 7])
+            for i in range(8):
+                state[b + i] = s[i]
+            for i in range(4):
+                words[4 * lane + i] = s[i]
+
+    @cuda.jit
+    def walk32(out, k0, k1, k2, k3, log2_k):
+        p = cuda.grid(1)
+        if p < out.size:
+            c0, c1, c2, c3 = t8.split_key(k0, k1, k2, k3, U64(p))
+            state = cuda.local.array(64, np.uint64)
+            words = cuda.local.array(32, np.uint64)
+            x = np.float32(0.0)
+            t = 0
+            for r in range(-(-steps // 32)):
+                next_row(state, words, c0, c1, c2, c3, log2_k, U64(r))
+                for i in range(0, 32, 2):
+                    z0, z1 = draws.box_muller32(words[i], words[i + 1])
+                    if t < steps:
+                        x += z0
+                    if t + 1 < steps:
+                        x += z1
+                    t += 2
+            out[p] = x
+
+    @cuda.jit
+    def walk64(out, k0, k1, k2, k3, log2_k, table):
+        p = cuda.grid(1)
+        if p < out.size:
+            c0, c1, c2, c3 = t8.split_key(k0, k1, k2, k3, U64(p))
+            n0, n1, n2, n3 = t8.purpose_key(c0, c1, c2, c3, purpose_normal64)
+            state = cuda.local.array(64, np.uint64)
+            words = cuda.local.array(32, np.uint64)
+            x = 0.0
+            t = 0
+            for r in range(-(-steps // 16)):
+                next_row(state, words, c0, c1, c2, c3, log2_k, U64(r))
+                for i in range(0, 32, 2):
+                    if t < steps:
+                        d = words[i] | (words[i + 1] << thirty_two)
+                        z, accepted = draws.normal64_fast(d, table)
+                        if not accepted:
+                            m0, m1, m2, m3 = t8.split_key(n0, n1, n2, n3, U64(t))
+                            z = draws.normal64_miss(m0, m1, m2, m3, log2_k, d, table)
+                        x += z
+                    t += 1
+            out[p] = x
+
+    return walk32, walk64
+
+
+def tandem_launch_args(walkers):
+    """``(k0, k1, k2, k3, log2_k)`` of the Tandem stream ``walkers`` at position 0."""
+    if walkers.position != 0:
+        raise ValueError("the walk kernels read the children from position 0")
+    return (*(U64(k) for k in walkers.key), U64(int(walkers.K).bit_length() - 1))
+
+
 def launch_args(walkers):
-    """The key words and purpose of the stream ``walkers``: particle ``p``
+    """The key words and purpose of the Philox stream ``walkers``: particle ``p``
     walks on ``walkers.split(p)``."""
     k0, k1 = (U64(k) for k in walkers.split(0).key)
     word, domain = tandem.purpose_word("tandem.normal64")

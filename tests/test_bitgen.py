@@ -239,3 +239,58 @@ print("ok")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=600)
     assert done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
+def test_seeds_of_any_size_as_numpy_takes_them():
+    """An integer beyond the key's range is SeedSequence(seed) (docs/spec.md,
+    Seeds); a negative one is NumPy's ValueError."""
+    for make, words in ((tandem.Philox, 2), (tandem.Threefry, 4), (tandem.Tandem, 4)):
+        big = 2**200 + 3
+        want = tuple(int(w) for w in np.random.SeedSequence(big).generate_state(words,
+                                                                                np.uint32))
+        assert make(big).key == want
+        with pytest.raises(ValueError, match="non-negative"):
+            make(-1)
+    assert tandem.Tandem(np.array(5)) == tandem.Tandem(5)
+
+
+def test_advance_and_jumped_as_numpys():
+    """advance(delta): 2 * delta words on, in place; jumped(j): a new bit generator
+    j * 2**48 words on, jumped(2) == jumped(1).jumped(1); both refuse to leave
+    the lane, and a bad state is NumPy's ValueError."""
+    for stream in (tandem.Philox(1).at(3), tandem.Tandem(1).at(96)):
+        bits = StreamBitGenerator(stream)
+        assert bits.advance(5) is bits and bits.stream == stream.at_word(stream.word_position
+                                                                          + 10)
+        assert bits.advance(-5).stream == stream
+        jumped = bits.jumped(2)
+        assert jumped is not bits and bits.stream == stream
+        assert jumped.stream == bits.jumped(1).jumped(1).stream == stream.at_word(
+            stream.word_position + 2 * tandem.bitgen.JUMP_WORDS)
+        assert jumped.seed_seq is bits.seed_seq
+        with pytest.raises(ValueError, match="leave the stream's lane"):
+            bits.advance(-10)
+        with pytest.raises(ValueError, match="leave the stream's lane"):
+            bits.jumped(2**16 + 1)
+        with pytest.raises(ValueError, match="non-negative"):
+            bits.jumped(-1)
+    # the draws after an advance are the stream's from there
+    g = tandem.Generator(tandem.Philox(4))
+    g.bit_generator.advance(3)
+    assert g.random() == tandem.Philox(4).at(6).random()[0]
+    with pytest.raises(ValueError, match="'stream'"):
+        g.bit_generator.state = {"bit_generator": "StreamBitGenerator"}
+    with pytest.raises(ValueError, match="PCG64"):
+        g.bit_generator.state = np.random.PCG64(1).state
+
+
+def test_seed_seq_is_a_numpy_seed_sequence():
+    g = tandem.Generator(tandem.Philox(9))
+    seq = g.bit_generator.seed_seq
+    assert isinstance(seq, np.random.SeedSequence)
+    assert seq.entropy == 9 and seq.spawn_key == () and seq.pool_size == 4
+    assert seq.pool.dtype == np.uint32 and seq.n_children_spawned == 0
+    g.spawn(3)
+    assert seq.n_children_spawned == 3 and seq.state["n_children_spawned"] == 3
+    again = pickle.loads(pickle.dumps(seq))
+    assert again.n_children_spawned == 3 and again.stream == seq.stream

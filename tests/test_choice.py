@@ -102,14 +102,63 @@ def test_permutation_and_shuffle_agree():
     y, end2 = s.shuffle(x)
     assert y is x and end == end2
     np.testing.assert_array_equal(x, p * 10)
-    # the rule: stable argsort of the uint64 draws
-    keys, _ = s.bits(100, dtype=np.uint64)
-    np.testing.assert_array_equal(p, np.argsort(keys, kind="stable"))
+    np.testing.assert_array_equal(p, fisher_yates(s, 100, 100))
+
+
+def fisher_yates(stream, n, k):
+    """docs/spec.md's *Sampling* rule in Python integers: the first ``k`` entries
+    of the permutation of ``range(n)``, and how many draws were rejected."""
+    count = min(k, max(n - 1, 0))
+    draws = [int(d) for d in stream.bits(count, dtype=np.uint64)[0]]
+    w0 = -(-stream.word_position // 2) * 2
+    entries = {}  # position -> entry, where it is not the position itself
+    fisher_yates.rejected = 0
+    for i, d in enumerate(draws):
+        r = n - i
+        retries = iter(stream.sub("tandem.sample").split(w0 + 2 * i).bits(64, dtype=np.uint64)[0])
+        while (d * r) % 2**64 < 2**64 % r:
+            fisher_yates.rejected += 1
+            d = int(next(retries))
+        t = i + (d * r >> 64)
+        entries[i], entries[t] = entries.get(t, t), entries.get(i, i)
+    return np.array([entries.get(i, i) for i in range(min(k, n))], dtype=np.int64)
+
+
+@pytest.mark.parametrize("make", [tandem.Philox, tandem.Threefry, tandem.Tandem])
+@pytest.mark.parametrize("n, k, start", [(1, 1, 0), (2, 2, 3), (10, 10, 0), (1000, 1000, 5),
+                                         (1000, 7, 1), (10**12, 20, 0), (3 * 2**61, 24, 0)])
+def test_permutations_and_samples_follow_the_spec(make, n, k, start):
+    """permutation(n) and sample(n, k, replace=False) against a transcription of
+    the rule: Fisher–Yates from the front on 64-bit draws, the sample its first
+    k entries (from a hash table below n / 16, the whole array above), and a
+    population of 3 * 2**61 rejects a quarter of its draws."""
+    stream = make(2026).at(start)
+    want = fisher_yates(stream, n, k)
+    got, after = stream.sample(n, size=k, replace=False)
+    np.testing.assert_array_equal(got, want)
+    draws = min(k, n - 1)
+    assert after == stream.bits(draws, dtype=np.uint64)[1]
+    if n == 3 * 2**61:
+        assert fisher_yates.rejected > 0
+    if n <= 1000:
+        p, after = stream.permutation(n)
+        np.testing.assert_array_equal(p[:k], want)
+        assert after == stream.bits(n - 1, dtype=np.uint64)[1]
+
+
+def test_samples_without_replacement_cost_their_size_not_the_population():
+    """choice(2**62, 5, replace=False) reads five draws and allocates five entries
+    (0.4's rule sorted 2**62 keys)."""
+    s = tandem.Philox(9)
+    got, after = s.sample(2**62, size=5, replace=False)
+    assert len(set(got.tolist())) == 5 and after == s.bits(5, dtype=np.uint64)[1]
+    with pytest.raises(ValueError, match="below 2\\*\\*63"):
+        s.sample(2**63, size=1, replace=False)
 
 
 def test_generator_numpy_signatures():
     g = tandem.Generator(tandem.Philox(6))
-    assert g.standard_normal().shape == ()
+    assert type(g.standard_normal()) is float  # as NumPy's
     assert g.standard_normal(3, dtype=np.float32).dtype == np.float32
     assert g.normal(1.0, 2.0, size=(2, 2)).shape == (2, 2)
     assert g.standard_exponential(4, method="inv").shape == (4,)

@@ -163,7 +163,7 @@ def test_the_walk_in_a_users_kernel_equals_the_cpu_fills():
     import walk_kernels
 
     steps, particles = 32, 32  # 1024 f64 draws: about 4 ziggurat misses
-    walk32, walk64 = walk_kernels.tandem_kernels(steps)
+    walk32, walk64 = walk_kernels.philox_kernels(steps)
     walkers = tandem.Philox(2024).sub("walk")
     k0, k1, word, domain = walk_kernels.launch_args(walkers)
     out32, out64 = np.empty(particles, np.float32), np.empty(particles)
@@ -178,3 +178,31 @@ def test_the_walk_in_a_users_kernel_equals_the_cpu_fills():
                             for p in range(particles)])
     layer, m = draws & np.uint64(1023), draws >> np.uint64(11)
     assert (m >= tandem.core.ziggurat_tables.K[layer]).any()
+
+
+@pytest.mark.parametrize("steps, K", [(48, 32), (40, 2)])
+def test_the_tandem_walk_in_a_users_kernel_equals_the_cpu_fills(steps, K):
+    """benchmarks/walk_kernels.py's Tandem8x32 kernels: each particle's end point
+    is its child's CPU fill summed in order, across a chunk boundary (K = 2),
+    with a part row at the end and ziggurat misses resolved on the fallback."""
+    import pathlib
+    import sys
+
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
+    import walk_kernels
+
+    particles = 24
+    walk32, walk64 = walk_kernels.tandem_kernels(steps)
+    walkers = tandem.Tandem.from_key(tandem.Tandem(2024).sub("walk").key, K=K)
+    args = walk_kernels.tandem_launch_args(walkers)
+    out32, out64 = np.empty(particles, np.float32), np.empty(particles)
+    walk32[1, particles](out32, *args)
+    table = np.array(tandem.core.tandem_draws.ZIGGURAT_TABLE)
+    walk64[1, particles](out64, *args, table)
+    for p in range(particles):
+        assert out32[p] == walk_kernels.expected_end(walkers, p, steps, np.float32)
+        assert out64[p] == walk_kernels.expected_end(walkers, p, steps, np.float64)
+    draws = np.concatenate([walkers.split(p).bits(steps, dtype=np.uint64)[0]
+                            for p in range(particles)])
+    layer, m = draws & np.uint64(1023), draws >> np.uint64(11)
+    assert (m >= tandem.core.ziggurat_tables.K_FLOOR[layer]).any(), "no miss was drawn"

@@ -122,3 +122,49 @@ def test_numpy_behaviours_of_integers_and_shuffle():
         g.integers(0, 3, dtype=bool)
     with pytest.raises(TypeError, match="mutable sequence"):
         g.shuffle((1, 2))
+
+
+def test_numpys_argument_rules():
+    """0-d arrays, NumPy scalars and floats where NumPy's Generator takes them, and
+    NaN parameters giving NaN where NumPy gives NaN (the draws still taken, so
+    the stream moves as for any parameters)."""
+    from scipy import stats
+
+    g = tandem.Generator(tandem.Philox(3))
+    assert g.integers(np.array(0), np.array(10)) < 10
+    assert np.isfinite(g.normal(np.array(0.0), np.array(1.0)))
+    assert g.multinomial(np.array(10), [0.2, 0.8]).sum() == 10
+    assert 0 <= g.choice(np.array(5)) < 5 and len(g.bytes(np.array(4))) == 4
+    assert len(g.bytes(4.5)) == 4 and 0 <= g.integers(0.5, 3.7) < 3  # NumPy truncates
+    assert stats.multinomial(10, [0.2, 0.8]).rvs(random_state=g).sum() == 10
+    assert 0 <= stats.randint(0, 10).rvs(random_state=g) < 10
+    with pytest.raises(ValueError, match="NaN"):
+        g.integers(0, np.nan)
+    for call in (lambda h: h.normal(np.nan), lambda h: h.gamma(np.nan),
+                 lambda h: h.beta(np.nan, 1.0), lambda h: h.vonmises(0.0, np.nan),
+                 lambda h: h.exponential(np.nan), lambda h: h.triangular(0.0, np.nan, 1.0)):
+        h, k = tandem.Generator(tandem.Philox(5)), tandem.Generator(tandem.Philox(5))
+        assert np.isnan(call(h)) and type(call(k)) is float
+        assert h.stream == k.stream
+    x = g.normal([0.0, np.nan, 2.0], 1.0, size=(2, 3))
+    assert np.isnan(x[:, 1]).all() and np.isfinite(x[:, [0, 2]]).all()
+    assert np.isnan(g.dirichlet([np.nan, 1.0])).all()
+    with pytest.raises(ValueError):
+        g.poisson(np.nan)  # NumPy raises here too
+
+
+def test_one_value_is_numpys_type():
+    """Size None gives a Python float or int as NumPy's methods do (json takes it),
+    and integers NumPy's scalar of its dtype."""
+    import json
+
+    g, n = tandem.Generator(tandem.Philox(2)), np.random.default_rng(2)
+    calls = ["random()", "random(dtype=np.float32)", "standard_normal()", "normal(1.0)",
+             "exponential()", "standard_exponential(dtype=np.float32)", "integers(5)",
+             "integers(5, dtype=np.int32)", "poisson(3.0)", "binomial(5, 0.5)", "gamma(2.0)",
+             "standard_gamma(2.0, dtype=np.float32)", "beta(1.0, 2.0)", "choice(5)",
+             "geometric(0.5)", "negative_binomial(1, 0.5)", "hypergeometric(5, 5, 3)",
+             "standard_t(3.0)", "wald(1.0, 1.0)", "triangular(0.0, 1.0, 2.0)"]
+    for call in calls:
+        assert type(eval("g." + call)) is type(eval("n." + call)), call
+    assert json.dumps([g.poisson(3.0), g.random()])

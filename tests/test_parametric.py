@@ -459,9 +459,11 @@ def test_permuted_shuffles_each_slice_by_the_permutation_rule():
     g = Generator(ROOT.sub("permuted"))
     y = g.permuted(x, axis=1)
     assert (np.sort(y, axis=1) == x).all() and not (y == x).all()
-    stream = ROOT.sub("permuted")
-    keys, after = stream.bits((8, 3), dtype=np.uint64)  # the 2 * 4 slices of 3 in turn
-    order = np.argsort(keys, axis=-1, kind="stable")
+    stream, orders = ROOT.sub("permuted"), []
+    for _ in range(8):  # the 2 * 4 slices of 3 in turn
+        p, stream = stream.permutation(3)
+        orders.append(p)
+    after, order = stream, np.array(orders)
     slices = np.moveaxis(x, 1, -1).reshape(8, 3)
     expected = np.moveaxis(np.take_along_axis(slices, order, -1).reshape(2, 4, 3), -1, 1)
     assert (y == expected).all() and g.stream == after

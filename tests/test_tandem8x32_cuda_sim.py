@@ -74,6 +74,24 @@ def test_whole_chunks_store_lines_however_the_fill_lies(law, w0, n, offset):
     assert got.tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("law", list(LAWS))
+@pytest.mark.parametrize("w0, n, offset", [(1, 3500, 0), (7, 3300, 0), (2, 3100, 1),
+                                           (28, 3000, 0), (32, 3200, 5), (0, 3400, 0)])
+def test_blocks_inside_the_fill_store_whole_lines_through_shared_memory(law, w0, n, offset):
+    """Fills of several blocks of four chunk groups (32 threads, K = 8: 1024
+    words a block), so that the blocks inside the fill take the staged path,
+    its lines starting anywhere in a row: at its start (``w0`` 0), a value
+    into it, a block (``w0`` 32 into ``out`` 5 elements off its lines), or
+    all but the last block (``w0`` 28)."""
+    dtype, params, table = LAWS[law]
+    if law.endswith("64") and w0 % 2 or law == "choice" and w0 % 2:
+        w0 += 1  # 64-bit draws start at an even word
+    want = tandem_cpu.fill(law, KEY, LOG2_K, w0, np.zeros(n, dtype), params, table)
+    out = np.full(n + offset, 7, dtype)[offset:]
+    got = tandem_cuda.fill(law, KEY, LOG2_K, w0, out, params, table, threads=32)
+    assert got.tobytes() == want.tobytes()
+
+
 def test_a_miss_and_rejections_are_covered():
     # CROSS_NORMAL[3] of the conformance fixtures: start 4673, a miss at element 20.
     dtype, params, table = LAWS["normal64"]

@@ -136,6 +136,19 @@ def _functions():
     return next_uint64, next_uint32, next_double
 
 
+#: The words of one :meth:`StreamBitGenerator.jumped` jump (``docs/spec.md``, Seeds).
+JUMP_WORDS = 2**48
+
+
+def _moved(stream: Stream, words: int, name: str) -> Stream:
+    """``stream`` ``words`` words on; a ``ValueError`` naming ``name`` outside the lane."""
+    w = stream.word_position + words
+    if not 0 <= w <= stream.word_limit:
+        raise ValueError(f"{name}: the position would leave the stream's lane "
+                         f"(word {w}, the lane holds [0, {stream.word_limit}])")
+    return stream.at_word(w)
+
+
 #: NumPy's ``BitGenerator.ctypes`` record (``numpy/random/_common.pyx``).
 _CtypesInterface = collections.namedtuple(
     "interface", ["state_address", "state", "next_uint64", "next_uint32", "next_double",
@@ -165,13 +178,17 @@ def _new_capsule(pointer):
     return new(pointer, b"BitGenerator", None)
 
 
-class StreamSeedSequence(np.random.bit_generator.ISpawnableSeedSequence):
+class StreamSeedSequence(np.random.SeedSequence):
     """The seed sequence of a :class:`StreamBitGenerator`: it spawns child streams.
 
     NumPy's and SciPy's code spawns independent generators from a bit
     generator's seed sequence; this one's children are lanes of a purpose of
     its stream: the ``k``-th child spawned is
-    ``stream.sub("tandem.spawn").split(k)``.
+    ``stream.sub("tandem.spawn").split(k)``.  It is a
+    ``numpy.random.SeedSequence`` whose ``entropy`` is the stream's key (its
+    words, little-endian, as one integer) and whose ``pool`` is NumPy's
+    hash of that; NumPy's own uses of those attributes are not tandem's
+    rules, which take :meth:`spawn` and :meth:`generate_state` alone.
 
     Parameters
     ----------
@@ -195,11 +212,18 @@ class StreamSeedSequence(np.random.bit_generator.ISpawnableSeedSequence):
     def __init__(self, stream: Stream, spawned: int = 0):
         if not isinstance(stream, Stream):
             raise TypeError(f"stream must be a tandem Stream, got {type(stream).__name__}")
-        self.stream = stream.at(0)
-        self.n_children_spawned = checks.integer(spawned, "spawned")
-        if self.n_children_spawned < 0:
+        spawned = checks.integer(spawned, "spawned")
+        if spawned < 0:
             raise ValueError(f"spawned must be non-negative, got {spawned}")
+        super().__init__(sum(int(k) << (32 * i) for i, k in enumerate(stream.key)))
+        self.stream = stream.at(0)
+        self._spawned = spawned
         self._lock = threading.Lock()
+
+    @property
+    def n_children_spawned(self) -> int:
+        """How many children were spawned, over this seed sequence's whole life."""
+        return self._spawned
 
     def spawn(self, n_children: int) -> list:
         """The next ``n_children`` child streams (a list of ``tandem.Stream``)."""
@@ -207,8 +231,8 @@ class StreamSeedSequence(np.random.bit_generator.ISpawnableSeedSequence):
         if n < 0:
             raise ValueError(f"n_children must be non-negative, got {n_children}")
         with self._lock:
-            first = self.n_children_spawned
-            self.n_children_spawned += n
+            first = self._spawned
+            self._spawned += n
         base = self.stream.sub(SPAWN_PURPOSE)
         return [base.split(first + k) for k in range(n)]
 
@@ -340,9 +364,72 @@ class StreamBitGenerator(np.random.BitGenerator):
 
     @state.setter
     def state(self, value):
-        stream = value["stream"] if isinstance(value, dict) else value
+        if isinstance(value, dict):
+            if value.get("bit_generator", type(self).__name__) != type(self).__name__:
+                raise ValueError(f"state must be for a {type(self).__name__}, got one for "
+                                 f"{value.get('bit_generator')!r:.60}")
+            if "stream" not in value:
+                raise ValueError("state must hold the stream under 'stream'")
+            value = value["stream"]
         with self.lock:
-            self.move(stream)
+            self.move(value)
+
+    def advance(self, delta: int) -> "StreamBitGenerator":
+        """Move on as if ``delta`` 64-bit draws were taken (back, for a negative
+        ``delta``), as ``numpy.random.PCG64.advance``: ``2 * delta`` words.
+
+        Parameters
+        ----------
+        delta : int
+            The 64-bit draws to pass.
+
+        Returns
+        -------
+        StreamBitGenerator
+            This bit generator, moved.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> bits.advance(3).stream.position
+        6
+        """
+        delta = checks.integer(delta, "delta")
+        with self.lock:
+            stream = self.current()
+            self.move(_moved(stream, 2 * delta, "delta"))
+        return self
+
+    def jumped(self, jumps: int = 1) -> "StreamBitGenerator":
+        """A new bit generator ``jumps * JUMP_WORDS`` words (``2**48``, a PiB) on, as
+        ``numpy.random.PCG64.jumped``: ``jumped(2)`` is ``jumped(1).jumped(1)``.
+
+        A Philox or Threefry lane holds ``2**16`` jumps, a Tandem stream
+        ``2**11``; for more streams, :meth:`spawn` (lanes without end).
+
+        Parameters
+        ----------
+        jumps : int
+            How many jumps, non-negative.
+
+        Returns
+        -------
+        StreamBitGenerator
+            On the same key and lane, further on; it spawns from this one's
+            :attr:`seed_seq`, as NumPy's does.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> bits.jumped(2).stream.position == 2 * tandem.bitgen.JUMP_WORDS
+        True
+        """
+        jumps = checks.integer(jumps, "jumps")
+        if jumps < 0:
+            raise ValueError(f"jumps must be non-negative, got {jumps}")
+        return type(self)(_moved(self.stream, jumps * JUMP_WORDS, "jumps"), self._spawner)
 
     @property
     def passed(self) -> bool:

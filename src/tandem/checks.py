@@ -12,14 +12,25 @@ import numbers
 import numpy as np
 
 
+def _unwrapped(value):
+    """The element of a 0-d NumPy array, as NumPy's own methods take one."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
+
+
 def real(value, name: str) -> float:
-    """``value`` as a float; a ``TypeError`` unless it is a real number (not a bool).
+    """``value`` as a float; a ``TypeError`` unless it is a real number (not a bool),
+    or a 0-d array of one.
 
     Examples
     --------
     >>> real(3, "loc")
     3.0
+    >>> real(np.array(0.5), "p")
+    0.5
     """
+    value = _unwrapped(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a real number, got {value!r:.60}")
@@ -58,13 +69,17 @@ def positive(value, name: str) -> float:
 
 
 def integer(value, name: str) -> int:
-    """``value`` as an int; a ``TypeError`` unless it is an integer (not a bool).
+    """``value`` as an int; a ``TypeError`` unless it is an integer (not a bool),
+    or a 0-d array of one.
 
     Examples
     --------
     >>> integer(np.int8(3), "low")
     3
+    >>> integer(np.array(4), "length")
+    4
     """
+    value = _unwrapped(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
         raise TypeError(f"{name} must be an integer, got {value!r:.60}")
     return int(value)

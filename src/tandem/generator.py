@@ -129,10 +129,16 @@ class Generator(np.random.Generator):
 
     def _small(self, key, size, fill, *args, **kwargs):
         """``_draw(fill, *args, size=size, **kwargs)``, small calls of scalar
-        parameters (``key`` not None) from this Generator's reserve."""
+        parameters (``key`` not None) from this Generator's reserve; one value
+        as a Python ``float`` or ``int``, as NumPy's methods return it (so that
+        ``json.dumps`` takes it)."""
         if key is None:
-            return self._draw(fill, *args, size=size, **kwargs)
-        return self._reserve.draw(self.bit_generator, key, size, fill, *args, **kwargs)
+            values = self._draw(fill, *args, size=size, **kwargs)
+        else:
+            values = self._reserve.draw(self.bit_generator, key, size, fill, *args, **kwargs)
+        if isinstance(values, np.generic):  # size None or ()
+            return values.item() if size is None else np.asarray(values)
+        return values
 
     def _numpy(self, name, *args, **kwargs):
         """NumPy's own method ``name`` on the stream's words, under the bit
@@ -170,6 +176,7 @@ class Generator(np.random.Generator):
         if shape is not None and 0 in shape:  # NumPy checks no bounds here either
             return np.empty(shape, dtype=dtype if dtype == np.bool_ else
                             distributions.integer_dtype(dtype))
+        low, high = _bound(low), _bound(high)
         wanted = dtype
         if dtype == np.bool_:
             _check_bool_range(low, high, endpoint)
@@ -182,12 +189,14 @@ class Generator(np.random.Generator):
             key = reserve.keyed("integers", low, high, dtype, endpoint)
             values = self._small(key, size, _INTEGERS, low, high, dtype=dtype,
                                  endpoint=endpoint)
-        if wanted == np.bool_:
-            values = values.astype(np.bool_)
-        return python_type(values) if python_type is not None and np.ndim(values) == 0 else values
+        if shape is None and np.ndim(values) == 0:  # NumPy's scalar type, unlike its others
+            return python_type(values) if python_type is not None else wanted.type(values)
+        return values.astype(np.bool_) if wanted == np.bool_ else values
 
     def bytes(self, length):
-        """``length`` random bytes, as ``numpy.random.Generator.bytes``."""
+        """``length`` random bytes, as ``numpy.random.Generator.bytes`` (a float
+        ``length`` truncates, as there)."""
+        length = _bound(length)
         length = checks.integer(length, "length")
         if not 0 <= length <= arrays.MAX_BYTES:
             raise ValueError(f"length must be in [0, 2**63 - 1], got {length!r:.60}")
@@ -207,8 +216,10 @@ class Generator(np.random.Generator):
     def normal(self, loc=0.0, scale=1.0, size=None):
         """Normal variates, as ``numpy.random.Generator.normal`` (scalar ``loc``,
         ``scale > 0``)."""
-        return self._small(reserve.keyed("normal", loc, scale), size, _NORMAL,
-                           loc=loc, scale=scale)
+        (loc, scale), nan = _nan_free("normal", (loc, scale))
+        values = self._small(reserve.keyed("normal", loc, scale), size, _NORMAL,
+                             loc=loc, scale=scale)
+        return values if nan is None else _with_nan(values, nan)
 
     def standard_exponential(self, size=None, dtype=np.float64, method="inv", out=None):
         """Exponential variates of mean 1, as
@@ -226,8 +237,10 @@ class Generator(np.random.Generator):
 
     def exponential(self, scale=1.0, size=None):
         """Exponential variates of mean ``scale``, as ``numpy.random.Generator.exponential``."""
-        return self._small(reserve.keyed("exponential", scale), size, _EXPONENTIAL,
-                           scale=scale)
+        (scale,), nan = _nan_free("exponential", (scale,))
+        values = self._small(reserve.keyed("exponential", scale), size, _EXPONENTIAL,
+                             scale=scale)
+        return values if nan is None else _with_nan(values, nan)
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
         """A sample of ``a`` (or of ``range(a)``), as ``numpy.random.Generator.choice``.
@@ -246,8 +259,11 @@ class Generator(np.random.Generator):
             total = float(np.sum(p))
             if abs(total - 1.0) > _P_SUM_TOLERANCE:
                 raise ValueError(f"probabilities p must sum to 1, got {total}")
+        if isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind in "iu":
+            a = a[()]  # NumPy takes a 0-d array of an integer as the integer
         if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
-            return self._draw(sampling.sample, a, p, size, replace=replace)
+            chosen = self._draw(sampling.sample, a, p, size, replace=replace)
+            return chosen.item() if isinstance(chosen, np.generic) else chosen
         a = np.asarray(a)
         if a.ndim == 0:
             raise ValueError(f"a must be an int or an array with at least one dimension, "
@@ -296,7 +312,9 @@ class Generator(np.random.Generator):
     # -- laws whose parameters broadcast (tandem.laws), the others made below ----
 
     def _law(self, name, *params, size=None):
-        return self._small(reserve.keyed(name, *params), size, parametric.fill, name, *params)
+        params, nan = _nan_free(name, params)
+        values = self._small(reserve.keyed(name, *params), size, parametric.fill, name, *params)
+        return values if nan is None else _with_nan(values, nan)
 
     def standard_gamma(self, shape, size=None, dtype=np.float64, out=None):
         """Gamma variates of scale 1, as ``numpy.random.Generator.standard_gamma``
@@ -311,7 +329,7 @@ class Generator(np.random.Generator):
             values = self._law("standard_gamma", shape,
                                size=out.shape if out is not None else size)
             if out is None:
-                return np.float32(values) if np.ndim(values) == 0 else values.astype(
+                return float(np.float32(values)) if np.ndim(values) == 0 else values.astype(
                     np.float32)
             out[...] = values
             return out
@@ -323,9 +341,9 @@ class Generator(np.random.Generator):
         """``x`` with each slice along ``axis`` shuffled on its own, as
         ``numpy.random.Generator.permuted`` (``axis`` None: the flattened array).
 
-        Slice ``j`` (in C order of the other axes) is ordered by the stable
-        argsort of its ``n`` 64-bit draws, the ``n`` after those of slice
-        ``j - 1``: the permutation rule of each slice in turn.
+        Slice ``j`` (in C order of the other axes) is ordered by the
+        permutation rule (Fisher–Yates, ``docs/spec.md``) on the ``n - 1``
+        draws after those of slice ``j - 1``.
         """
         x = np.asarray(x)
         if out is not None:
@@ -346,8 +364,7 @@ class Generator(np.random.Generator):
             moved = np.moveaxis(x, axis, -1)
             rows = moved.reshape(-1, moved.shape[-1]) if moved.size else moved.reshape(
                 0, moved.shape[-1])
-            keys = self._draw(distributions.bits, rows.shape, dtype=np.uint64)
-            order = np.argsort(keys, axis=-1, kind="stable")
+            order = self._draw(sampling.permutations, rows.shape[0], rows.shape[1])
             result = np.moveaxis(np.take_along_axis(rows, order, axis=-1).reshape(
                 moved.shape), -1, axis)
         if out is None:
@@ -364,7 +381,14 @@ class Generator(np.random.Generator):
 
     def dirichlet(self, alpha, size=None):
         """Dirichlet draws, as ``numpy.random.Generator.dirichlet``
-        (:func:`tandem.multivariate.dirichlet`)."""
+        (:func:`tandem.multivariate.dirichlet`); a NaN in ``alpha`` gives NaN
+        vectors (after the draws of ones), as NumPy's."""
+        if isinstance(alpha, (list, tuple, np.ndarray)):
+            a = np.asarray(alpha)
+            if a.ndim == 1 and a.dtype.kind == "f" and np.isnan(a).any():
+                values = self._draw(multivariate.dirichlet, np.ones(a.size), size)
+                values[...] = np.nan
+                return values
         return self._draw(multivariate.dirichlet, alpha, size)
 
     def multinomial(self, n, pvals, size=None):
@@ -424,6 +448,70 @@ Examples
 >>> import tandem
 >>> x = tandem.Generator(1).{name}({example}size=3)
 """
+
+
+#: The laws whose NumPy methods give NaN for a NaN parameter (the others raise).
+_NAN_PASSES = frozenset({
+    "normal", "exponential", "standard_gamma", "gamma", "chisquare", "beta", "vonmises",
+    "wald", "triangular", "lognormal", "laplace", "logistic", "gumbel", "pareto", "f",
+    "standard_t", "weibull", "power", "rayleigh"})
+
+
+def _example(name, count):
+    law = laws.LAWS.get(name) or laws.TWO_PARTS.get(name)
+    return law.parameter_sets[0] if law is not None else (1.0,) * count
+
+
+def _nan_free(name, params):
+    """NumPy's NaN rule, before a draw: ``(params, nan)``.
+
+    Where a parameter of a law of :data:`_NAN_PASSES` is NaN, every parameter
+    takes the law's first example's value (so the draw runs, and moves the
+    stream, as for any parameters); ``nan`` is where the values are to be
+    NaN (True: all of them; a bool array of the parameters' broadcast shape;
+    None: nowhere).  The other parameters there are not checked.
+    """
+    if name not in _NAN_PASSES:
+        return params, None
+    nan = False
+    for p in params:
+        if isinstance(p, (float, np.floating, np.ndarray, list, tuple)):
+            a = np.asarray(p)
+            if a.dtype.kind in "fc":
+                nan = nan | np.isnan(a)
+    if not np.any(nan):
+        return params, None
+    examples = _example(name, len(params))
+    if np.ndim(nan) == 0 and all(np.ndim(p) == 0 for p in params):
+        return tuple(examples), True
+    shape = np.broadcast_shapes(*(np.shape(p) for p in params))
+    nan = np.broadcast_to(nan, shape)
+    return tuple(np.where(nan, e, p) for p, e in zip(params, examples)), nan
+
+
+def _with_nan(values, nan):
+    """``values`` with NaN where :func:`_nan_free` said."""
+    if nan is True:
+        return np.full_like(values, np.nan) if np.ndim(values) else type(values)(np.nan)
+    values[...] = np.where(nan, np.nan, values)
+    return values
+
+
+def _bound(value):
+    """An integer argument as NumPy casts it: a float, or a 0-d array of one,
+    truncates to an int (NaN and infinities raise as ``int`` does), an array of
+    floats to int64; anything else is left to the checks."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (float, np.floating)):
+        return int(value)
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f" or isinstance(
+            value, (list, tuple)) and any(isinstance(v, (float, np.floating)) for v in value):
+        array = np.asarray(value, dtype=np.float64)
+        if not np.isfinite(array).all():
+            raise ValueError("cannot convert float NaN or infinity to integer")
+        return array.astype(np.int64)
+    return value
 
 
 def _law_method(law: laws.Law):

@@ -5,15 +5,22 @@ results are the same on every backend:
 
 * with replacement: ``integers(0, n)`` (no weights) or ``choice`` from an
   :class:`~tandem.AliasTable` (weights), one draw per item;
-* without replacement: one key per member of the population, uniform 64-bit
-  bits (no weights) or ``exponential / weight`` (Efraimidis and Spirakis);
-  the sample is the members with the ``size`` smallest keys, in increasing
-  key order (a stable sort, so ties go to the lower index);
-* ``permutation(n)``: the stable argsort of ``n`` 64-bit keys.
+* ``permutation(n)``: Fisher–Yates from the front, swap ``i`` exchanging
+  position ``i`` with ``t_i = i + integers(0, n - i)`` of 64-bit draw ``i``
+  (:mod:`tandem.backends.swaps`), ``n - 1`` draws;
+* without replacement, no weights: the first ``size`` members of that
+  permutation, from ``size`` draws (``min(size, n - 1)``), in O(size) time
+  and memory whatever ``n``;
+* without replacement, with weights: one key per member,
+  ``exponential / weight`` (Efraimidis and Spirakis); the sample is the
+  members with the ``size`` smallest keys, in increasing key order (a
+  stable sort, so ties go to the lower index).
 
 On a GPU (``device="cuda"``, or a population, weights, ``out`` or ``x`` on
-the GPU) the draws, the key divisions and the stable sort run there (CuPy's
-``argsort`` is stable), so the sample is the CPU's, element for element.
+the GPU) the weighted keys, their divisions and the stable sort run there
+(CuPy's ``argsort`` is stable); Fisher–Yates's draws and swaps run on the
+host and the result is copied.  Either way the sample is the CPU's, element
+for element.
 
 Guaranteed across versions: these rules.
 """
@@ -26,7 +33,14 @@ import numpy as np
 
 from . import arrays, distributions, engine
 from .alias import AliasTable, check_weights
+from .backends import swaps
 from .stream import register_fills
+
+#: The purpose whose lanes continue a rejected swap draw.
+SWAP_PURPOSE = "tandem.sample"
+#: Above this share of the population, the first members of a permutation
+#: come from the whole array of swaps rather than a hash table.
+_DENSE_SHARE = 1 / 16
 
 
 def _is_count(population):
@@ -57,25 +71,54 @@ def _population(population, device="cpu"):
     return values, values.shape[0]
 
 
-def _keys_order(stream, n, weights, threads, device):
+def _weighted_order(stream, n, weights, threads, device):
     """Indices of the population sorted by their keys, and the next stream."""
-    if weights is None:
-        keys, nxt = distributions.bits(stream, n, dtype=np.uint64, threads=threads,
-                                       device=device)
-    else:
-        e, nxt = distributions.exponential(stream, n, threads=threads, device=device)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            keys = e / arrays.module(device).asarray(weights)
+    e, nxt = distributions.exponential(stream, n, threads=threads, device=device)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        keys = e / arrays.module(device).asarray(weights)
     if device == "cuda":
         return arrays.cupy().argsort(keys), nxt  # always stable
     return np.argsort(keys, kind="stable"), nxt
 
 
+def _targets(stream, n, count, per, threads):
+    """The swap targets of ``count`` runs of ``per`` swaps on a population of ``n``,
+    shape ``(count, per)``, and the stream after their draws."""
+    if n >= 2**63:
+        raise ValueError(f"population must be below 2**63 without replacement, got {n}")
+    draws, nxt = distributions.bits(stream, count * per, dtype=np.uint64, threads=threads)
+    w0 = -(-stream.word_position // 2) * 2  # a 64-bit draw starts at an even word
+    found = swaps.targets(draws, n, per, stream.generator,
+                          stream.continuation(SWAP_PURPOSE).kernel_key, w0)
+    return found.reshape(count, per), nxt
+
+
+def _first(stream, n, k, threads):
+    """The first ``k`` entries of the permutation of ``range(n)`` (int64, on the
+    host), and the stream after its ``min(k, n - 1)`` draws."""
+    targets, nxt = _targets(stream, n, 1, min(k, max(n - 1, 0)), threads)
+    if k >= n * _DENSE_SHARE:
+        return swaps.permute(targets, n)[0, :k], nxt
+    return swaps.first(targets[0]), nxt
+
+
+def _on(device, x):
+    return arrays.cupy().asarray(x) if device == "cuda" else x
+
+
+def permutations(stream, count, n, *, threads=None, device=None):
+    """``count`` permutations of ``range(n)``, each from the ``n - 1`` draws after
+    the one before's: ``(int64 array of shape (count, n), next stream)``."""
+    engine.check_stream(stream)
+    _, n = _population(n)
+    targets, nxt = _targets(stream, n, count, max(n - 1, 0), threads)
+    return _on(arrays.check_device(device) or "cpu", swaps.permute(targets, n)), nxt
+
+
 def permutation(stream, n, *, threads=None, device=None):
     """A random permutation of ``range(n)`` (int64): ``(permutation, next stream)``."""
-    _, n = _population(n)
-    order, nxt = _keys_order(stream, n, None, threads, arrays.check_device(device) or "cpu")
-    return order.astype(np.int64, copy=False), nxt
+    orders, nxt = permutations(stream, 1, n, threads=threads, device=device)
+    return orders[0], nxt
 
 
 def shuffle(stream, x, *, threads=None):
@@ -141,8 +184,12 @@ def sample(stream, population, weights=None, size=None, *, replace=True, out=Non
         if k > available:
             what = "members" if w is None else "members with non-zero weight"
             raise ValueError(f"cannot take {k} without replacement from {available} {what}")
-        order, nxt = _keys_order(stream, n, w, threads, device)
-        index = order[:k]
+        if w is None:
+            index, nxt = _first(stream, n, k, threads)
+            index = _on(device, index)
+        else:
+            order, nxt = _weighted_order(stream, n, w, threads, device)
+            index = order[:k]
     chosen = index.astype(np.int64) if values is None else values[index]
     chosen = chosen.reshape((shape or ()) + item_shape) if shape is not None else chosen[0]
     if out is not None:

@@ -35,14 +35,29 @@ def _range_text(limit):
     return f"[0, 2**{(limit - 1).bit_length() - 1}]"
 
 
-def _seed_key(seed, key_words):
-    """The key words of ``seed`` (see ``docs/spec.md``, Seeds)."""
+def _unwrapped_seed(seed):
+    """``seed``, or the integer of a 0-d integer array; a ``ValueError`` for a
+    negative integer."""
     if isinstance(seed, np.ndarray) and seed.ndim == 0 and seed.dtype.kind in "iu":
         seed = seed.item()
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
+    if _is_integer(seed) and seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+    return seed
+
+
+def _is_integer(seed) -> bool:
+    return isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_))
+
+
+def _seed_key(seed, key_words):
+    """The key words of ``seed`` (see ``docs/spec.md``, Seeds)."""
+    seed = _unwrapped_seed(seed)
+    if _is_integer(seed) and seed < 2 ** (32 * key_words):
         seed = _as_uint(seed, "seed", 2 ** (32 * key_words))
         return tuple((seed >> (32 * i)) & 0xFFFFFFFF for i in range(key_words))
-    if seed is None:
+    if _is_integer(seed):  # beyond the key: as NumPy, any size
+        seed = np.random.SeedSequence(int(seed))
+    elif seed is None:
         seed = np.random.SeedSequence()
     elif not isinstance(seed, _ISeedSequence):
         seed = _seed_sequence(seed)

@@ -13,7 +13,6 @@ fixes, bit for bit with its conformance fixtures (``tests/data/tandem_spec``).
 
 from __future__ import annotations
 
-import numbers
 import operator
 
 import numpy as np
@@ -25,7 +24,7 @@ from .arrays import cupy
 from .backends import affine
 from .distributions import is_array, located
 from .kinds import LOC, SCALE
-from .stream import Stream, _as_uint, _seed_key, purpose_word
+from .stream import Stream, _as_uint, _is_integer, _seed_key, _unwrapped_seed, purpose_word
 
 _U = np.uint64
 _OWN = int(_t.OWN_LANE)
@@ -105,9 +104,9 @@ class Tandem(Stream):
     ----------
     seed : int, sequence of int, numpy.random.SeedSequence or None
         An integer in ``[0, 2**128)`` is whitened into the key as the
-        specification states (section 6).  A sequence of non-negative
-        integers, a ``SeedSequence`` or None (fresh entropy) gives the key
-        words ``SeedSequence(seed).generate_state(4, uint32)``.
+        specification states (section 6).  A larger integer, a sequence of
+        non-negative integers, a ``SeedSequence`` or None (fresh entropy)
+        gives the key words ``SeedSequence(seed).generate_state(4, uint32)``.
     K : int
         The chunk length: a power of two in ``[1, 65536]``, 32 by default
         (the canonical ``Tandem8x32-K32``).
@@ -140,7 +139,8 @@ class Tandem(Stream):
     word_limit = (_END_LIMIT - 1) // 32
 
     def __init__(self, seed=None, *, K: int = 32):
-        if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
+        seed = _unwrapped_seed(seed)
+        if _is_integer(seed) and seed < 2**128:
             z = _as_uint(seed, "seed", 2**128)
             key = _t.seed_key(*(_U((z >> (32 * i)) & 0xFFFFFFFF) for i in range(4)))
             key = tuple(int(k) for k in key)

@@ -3,9 +3,9 @@
 Thread ``t`` of a fill runs chunk ``c = 8 g + lane`` (``g`` the chunk group,
 ``lane = t % 8``): one F, then one step a block; block ``j`` of the chunk is
 in row ``g K + j``: the eight threads of a group write one row's 128
-contiguous bytes a step, as 16-byte stores (a thread whose block straddles
-``out``'s 16-byte lines computes its neighbour's block too, and stores the
-line they share).  A fill's elements map from its draws by the same functions as
+contiguous bytes a step, as 16-byte stores (where the rows do not line up
+with ``out``'s 128-byte lines, through shared memory: see
+:func:`_fill_kernel`).  A fill's elements map from its draws by the same functions as
 on the CPU (:mod:`tandem.core.tandem_draws`), misses and rejections included,
 so every bit agrees.
 
@@ -87,20 +87,24 @@ def _of_pairs(o0, o1, o2, o3, params, table, w, log2_k):
 
 _jitable(_of_pairs)
 
-#: law -> (32-bit words an element, a block's values).
+#: law -> (32-bit words an element, a block's values, the type a block's
+#: values are staged in by a shifted fill).
 LAWS = {
-    "words": (1, _of_words(_words_of_draw)),
-    "words64": (2, _of_draws(_words_of_draw)),
-    "uniform32": (1, _of_words(_uniform24_of_draw)),
-    "uniform64": (2, _of_draws(_uniform53_of_draw)),
-    "exponential32": (1, _of_words(_exponential32_of_draw)),
-    "exponential64": (2, _of_draws(_exponential64_of_draw)),
-    "normal64": (2, _of_draws(_draws.normal64_of_draw)),
-    "below32": (1, _of_words(_draws.below32_of_draw)),
-    "below64": (2, _of_draws(_draws.below64_of_draw)),
-    "choice": (2, _of_draws(_draws.choice_of_draw)),
-    "normal32": (1, _of_pairs),  # from an even word
+    "words": (1, _of_words(_words_of_draw), np.uint64),
+    "words64": (2, _of_draws(_words_of_draw), np.uint64),
+    "uniform32": (1, _of_words(_uniform24_of_draw), np.float32),
+    "uniform64": (2, _of_draws(_uniform53_of_draw), np.float64),
+    "exponential32": (1, _of_words(_exponential32_of_draw), np.float32),
+    "exponential64": (2, _of_draws(_exponential64_of_draw), np.float64),
+    "normal64": (2, _of_draws(_draws.normal64_of_draw), np.float64),
+    "below32": (1, _of_words(_draws.below32_of_draw), np.uint64),
+    "below64": (2, _of_draws(_draws.below64_of_draw), np.uint64),
+    "choice": (2, _of_draws(_draws.choice_of_draw), np.uint64),
+    "normal32": (1, _of_pairs, np.float32),  # from an even word
 }
+#: Chunk groups a block stages at most (256 threads); larger blocks store as
+#: a fill off the lines does.
+GROUPS = 32
 
 
 def _chunk(k0, k1, k2, k3, log2_k, w0, t):
@@ -113,6 +117,24 @@ def _chunk(k0, k1, k2, k3, log2_k, w0, t):
 _jitable(_chunk)
 
 
+def _gather(slots, row):
+    """``gather(current, following, p)``: the ``slots`` values from position
+    ``p`` of a staged row of ``row`` values, running on into the row after."""
+    def at(current, following, p):
+        return current[p] if p < row else following[p - row]
+
+    at = _jitable(named(f"at_{row}", at))
+    if slots == 4:
+        def gather(current, following, p):
+            return (at(current, following, p), at(current, following, p + 1),
+                    at(current, following, p + 2), at(current, following, p + 3))
+    else:
+        def gather(current, following, p):
+            return at(current, following, p), at(current, following, p + 1)
+
+    return _jitable(named(f"gather_{slots}_{row}", gather))
+
+
 @functools.lru_cache(maxsize=None)
 def _fill_kernel(law):
     """The kernel of ``law``: element ``i`` from the words from ``w0 + per i``;
@@ -121,90 +143,77 @@ def _fill_kernel(law):
     A thread whose chunk lies whole inside the fill steps and stores with no
     test and no division: with a bounds test and a 64-bit division a step, the
     fills wrote at 43–49 % of memset, without them at 94 % (docs/performance.md).
-    Its stores are 16 bytes where a block's values line up with ``out``'s
-    16-byte lines (``line`` 0).  Where they start ``line`` values before a
-    line, the thread also steps its right neighbour's chunk (the next lane of
-    the row; for lane 7, lane 0 a row on) and stores the line that its last
-    values and the neighbour's first ones fill: a store of 4 bytes each had
-    run at 0.26x (docs/performance.md).  The chunks at the fill's ends take
-    the general path.
+    Where a row's values line up with ``out``'s lines (``shift`` 0: a row's
+    bytes, 128 or 64), its eight threads store the row as whole 16-byte
+    stores.  Where the lines start ``shift`` values into a row, a block whose
+    groups all lie inside the fill stages each row in shared memory, and
+    thread ``lane`` stores the ``lane``-th part of the line that starts in
+    that row, a step later (the line runs into the next row, or at a group's
+    last, the next group's first).  Each thread steps its own chunk alone;
+    the first values of a block's first row, before its first line, it
+    stores itself.  Stepping the neighbour's chunk as well, the fills from
+    word 1 had run at 0.78x of the aligned (docs/performance.md).  The chunks
+    at the fill's ends take the general path.
     """
-    per, values_of = LAWS[law]
+    per, values_of, staged = LAWS[law]
     slots = 4 // per
-
-    def fits(first, k, w0, end):
-        """Whether the chunk from word ``first`` lies whole inside the fill, with
-        the words of its right neighbour's block in a row too (its shifted line)."""
-        return first >= w0 and first + (U64(k - 1) << U64(5)) + U64(7) < end
-
-    fits = _jitable(named(f"fits_{law}", fits))
-
-    if slots == 2:
-        def line_of(values, neighbour, line):
-            """The values of a line: ``values`` from ``line`` on, then the
-            neighbour's first ones."""
-            return values[1], neighbour[0]
-    else:
-        def line_of(values, neighbour, line):
-            if line == 1:
-                return values[1], values[2], values[3], neighbour[0]
-            if line == 2:
-                return values[2], values[3], neighbour[0], neighbour[1]
-            return values[3], neighbour[0], neighbour[1], neighbour[2]
-
-    line_of = _jitable(named(f"line_of_{law}", line_of))
+    row = 8 * slots  # a row's values
+    gather = _gather(slots, row)
 
     @_kernel()
-    def fill(out, k0, k1, k2, k3, log2_k, w0, words, params, table, line):
+    def fill(out, k0, k1, k2, k3, log2_k, w0, words, params, table, shift):
         n = out.size
         end = w0 + words
         group, lane, s = _chunk(k0, k1, k2, k3, log2_k, w0, cuda.grid(1))
-        start = group << (U64(5) + log2_k)
-        if start >= end:
-            return
-        first = start | (lane << U64(2))  # the chunk's first word
         o0, o1, o2, o3, h0, h1, h2, h3 = s
         k = 1 << log2_k
+        start = group << (U64(5) + log2_k)
+        first = start | (lane << U64(2))  # the chunk's first word
+        groups = cuda.blockDim.x >> 3
+        g0 = (w0 >> (U64(5) + log2_k)) + U64(cuda.blockIdx.x * groups)
+        if (shift > 0 and groups <= GROUPS and g0 << (U64(5) + log2_k) >= w0
+                and (g0 + U64(groups)) << (U64(5) + log2_k) <= end):
+            rows = cuda.shared.array((3, GROUPS, row), staged)
+            firsts = cuda.shared.array((GROUPS, row), staged)
+            b = cuda.threadIdx.x >> 3
+            mine = np.int64(lane) * slots  # the thread's position in a row
+            e = (np.int64(start) - np.int64(w0)) // per  # the group's first element
+            for j in range(k):
+                o0, o1, o2, o3, h0, h1, h2, h3 = _t8.step(o0, o1, o2, o3, h0, h1, h2, h3)
+                values = values_of(o0, o1, o2, o3, params, table, first + U64(j << 5), log2_k)
+                for q in range(slots):
+                    rows[j % 3, b, mine + q] = values[q]
+                if j == 0:
+                    for q in range(slots):
+                        firsts[b, mine + q] = values[q]
+                        if b == 0 and mine + q < shift:
+                            out[e + mine + q] = values[q]
+                cuda.syncthreads()
+                if j > 0:
+                    store_group(out, e + shift + mine,
+                                gather(rows[(j - 1) % 3, b], rows[j % 3, b], shift + mine))
+                    e += row
+            if b + 1 < groups:
+                store_group(out, e + shift + mine,
+                            gather(rows[(k - 1) % 3, b], firsts[b + 1], shift + mine))
+            else:  # the next group, in the next block, stores its own first values
+                for q in range(slots):
+                    if shift + mine + q < row:
+                        out[e + shift + mine + q] = rows[(k - 1) % 3, b, shift + mine + q]
+            return
+        if start >= end:
+            return
         last = first + (U64(k - 1) << U64(5)) + U64(3)
-        if first >= w0 and last < end and (first - w0) % U64(per) == 0 and line <= 0:
+        if first >= w0 and last < end and (first - w0) % U64(per) == 0 and shift <= 0:
             e = (np.int64(first) - np.int64(w0)) // per
             for j in range(k):
                 o0, o1, o2, o3, h0, h1, h2, h3 = _t8.step(o0, o1, o2, o3, h0, h1, h2, h3)
                 values = values_of(o0, o1, o2, o3, params, table, first + U64(j << 5), log2_k)
-                if line == 0:
+                if shift == 0:
                     store_group(out, e, values)
                 else:  # out off its element size's line: the same values, a store each
                     for q in range(slots):
                         out[e + q] = values[q]
-                e += 32 // per
-            return
-        if line > 0 and fits(first, k, w0, end) and (first - w0) % U64(per) == 0:
-            # The left neighbour stores this thread's first `line` values, if it
-            # takes this path too; lane 0 of a chunk's first row has none.
-            left = first - U64(4) if lane else first + U64(28)
-            stored_left = left >= w0 and fits(left, k, w0, end)
-            right = (lane + U64(1)) & U64(7)
-            n0, n1, n2, n3, g0, g1, g2, g3 = _t8.chunk_start(k0, k1, k2, k3,
-                                                             (group << U64(3)) | right)
-            nfirst = start | (right << U64(2))
-            if lane == 7:  # its neighbour's block is lane 0's a row on
-                n0, n1, n2, n3, g0, g1, g2, g3 = _t8.step(n0, n1, n2, n3, g0, g1, g2, g3)
-                nfirst += U64(32)
-            e = (np.int64(first) - np.int64(w0)) // per
-            for j in range(k):
-                o0, o1, o2, o3, h0, h1, h2, h3 = _t8.step(o0, o1, o2, o3, h0, h1, h2, h3)
-                values = values_of(o0, o1, o2, o3, params, table, first + U64(j << 5), log2_k)
-                if not stored_left or (lane == 0 and j == 0):
-                    for q in range(line):
-                        out[e + q] = values[q]
-                if lane == 7 and j == k - 1:  # its neighbour is past the chunk's rows
-                    for q in range(line, slots):
-                        out[e + q] = values[q]
-                else:
-                    n0, n1, n2, n3, g0, g1, g2, g3 = _t8.step(n0, n1, n2, n3, g0, g1, g2, g3)
-                    neighbour = values_of(n0, n1, n2, n3, params, table,
-                                          nfirst + U64(j << 5), log2_k)
-                    store_group(out, e + line, line_of(values, neighbour, line))
                 e += 32 // per
             return
         for j in range(k):
@@ -214,7 +223,7 @@ def _fill_kernel(law):
                 continue
             e = (np.int64(w) - np.int64(w0)) // per
             values = values_of(o0, o1, o2, o3, params, table, w, log2_k)
-            if line == 0 and e >= 0 and e + slots <= n:
+            if shift == 0 and e >= 0 and e + slots <= n:
                 store_group(out, e, values)
                 continue
             for q in range(slots):
@@ -248,15 +257,17 @@ def _grid(w0, words, log2_k, threads):
     return (8 * groups + threads - 1) // threads, threads
 
 
-def _line(out, w0, per):
-    """Values of a block before the next line of ``out`` that a block's values
-    fill (16 bytes, or 8 for 32-bit values of 64-bit draws): 0 where the
-    blocks line up; -1 where ``out`` is off its element size."""
+def _shift(out, w0, per):
+    """Values of a row before the first of ``out``'s lines that starts in it
+    (a line: a row's bytes, ``8 * 16`` or ``8 * 8``): 0 where the rows line
+    up; -1 where ``out`` is off its element size or the draws straddle
+    blocks."""
     itemsize = out.dtype.itemsize
     address = _address(out)
-    if address % itemsize or (w0 * itemsize) % per:
+    if address % itemsize or w0 % per:
         return -1
-    return (w0 * itemsize // per - address) % (itemsize * (4 // per)) // itemsize
+    line = 8 * (4 // per) * itemsize
+    return (w0 // per * itemsize - address) % line // itemsize
 
 
 def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
@@ -293,14 +304,14 @@ def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
         _pairs_kernel()[((n + 1) // 2 + per_block - 1) // per_block, per_block,
                         _stream_of(out)](words, out)
         return out
-    per, _ = LAWS[law]
+    per = LAWS[law][0]
     words = n + (n & 1) if law == "normal32" else per * n  # a pair's last sine is dropped
     blocks, per_block = _grid(w0, words, log2_k, threads)
     words_of = [] if params is None else [U64(p) for p in params]
     params = tuple(words_of + [U64(0)] * (PARAMS - len(words_of)))
     table = _table_on_device(table, out)
     _fill_kernel(law)[blocks, per_block, _stream_of(out)](out, *args, U64(words), params, table,
-                                                          np.int64(_line(out, w0, per)))
+                                                          np.int64(_shift(out, w0, per)))
     return out
 
 
