@@ -123,6 +123,7 @@ def permutation(stream, n, *, threads=None, device=None):
 
 def shuffle(stream, x, *, threads=None):
     """Shuffle ``x`` (NumPy or CuPy) in place along its first axis: ``(x, next stream)``."""
+    engine.check_stream(stream)
     device = arrays.device_of(x)
     if not (isinstance(x, np.ndarray) or (device == "cuda" and hasattr(x, "ndim"))):
         raise TypeError(f"x must be a NumPy or CuPy array, got {type(x).__name__}")
@@ -130,8 +131,10 @@ def shuffle(stream, x, *, threads=None):
         raise ValueError("x must have at least one dimension")
     if isinstance(x, np.ndarray) and not x.flags.writeable:
         raise ValueError("x must be writeable, got a read-only array")
-    order, nxt = permutation(stream, x.shape[0], threads=threads, device=device)
-    x[...] = x[order]
+    n = x.shape[0]
+    targets, nxt = _targets(stream, n, 1, max(n - 1, 0), threads)
+    if device == "cuda" or not swaps.apply(x, targets[0]):  # a gather where no swaps
+        x[...] = x[_on(device, swaps.permute(targets, n)[0])]
     return x, nxt
 
 

@@ -20,7 +20,8 @@ U64 = np.uint64
 
 @functools.lru_cache(maxsize=None)
 def _kernels():
-    """``(targets, permute, first)``, compiled (or loaded from Numba's cache) once."""
+    """``(targets, permute, first, apply)``, compiled (or loaded from Numba's cache)
+    once (``apply`` once for each width of word it swaps)."""
     from numba import njit, types
     from numba.typed import Dict
 
@@ -68,7 +69,13 @@ def _kernels():
             moved[j] = moved.get(i, i)  # position i is never read again
         return out
 
-    return targets, permute, first
+    @njit(cache=True, nogil=True)
+    def apply(x, targets):
+        for i in range(targets.size):
+            j = targets[i]
+            x[i], x[j] = x[j], x[i]
+
+    return targets, permute, first, apply
 
 
 def targets(draws: np.ndarray, n: int, per: int, generator: int, retry_key: tuple,
@@ -91,3 +98,23 @@ def permute(targets: np.ndarray, n: int) -> np.ndarray:
 def first(targets: np.ndarray) -> np.ndarray:
     """The first ``targets.size`` entries after the swaps, in O(size)."""
     return _kernels()[2](targets)
+
+
+#: The unsigned integers that :func:`apply` swaps elements of each width as.
+_WORDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def apply(x: np.ndarray, targets: np.ndarray) -> bool:
+    """Swap the elements of the 1-d ``x`` in place by ``targets``; False (and
+    ``x`` untouched) where ``x`` is not a plain ``numpy.ndarray`` (a masked
+    array is not) of 1-, 2-, 4- or 8-byte elements, which the caller then
+    permutes by gathering."""
+    if (type(x) is not np.ndarray or x.ndim != 1 or x.dtype.hasobject or x.dtype.itemsize not in _WORDS
+            or not x.flags.writeable):
+        return False
+    try:
+        words = x.view(_WORDS[x.dtype.itemsize])
+    except ValueError:  # a structured dtype NumPy will not view so
+        return False
+    _kernels()[3](words, targets)
+    return True
