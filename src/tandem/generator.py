@@ -364,9 +364,8 @@ class Generator(np.random.Generator):
             moved = np.moveaxis(x, axis, -1)
             rows = moved.reshape(-1, moved.shape[-1]) if moved.size else moved.reshape(
                 0, moved.shape[-1])
-            order = self._draw(sampling.permutations, rows.shape[0], rows.shape[1])
-            result = np.moveaxis(np.take_along_axis(rows, order, axis=-1).reshape(
-                moved.shape), -1, axis)
+            result = np.moveaxis(self._draw(sampling.permuted, rows).reshape(moved.shape),
+                                 -1, axis)
         if out is None:
             return result
         out[...] = result

@@ -133,9 +133,22 @@ def shuffle(stream, x, *, threads=None):
         raise ValueError("x must be writeable, got a read-only array")
     n = x.shape[0]
     targets, nxt = _targets(stream, n, 1, max(n - 1, 0), threads)
-    if device == "cuda" or not swaps.apply(x, targets[0]):  # a gather where no swaps
-        x[...] = x[_on(device, swaps.permute(targets, n)[0])]
+    if device == "cuda" or x.ndim > 1 or not swaps.apply(x[np.newaxis], targets):
+        x[...] = x[_on(device, swaps.permute(targets, n)[0])]  # a gather, where no swaps
     return x, nxt
+
+
+def permuted(stream, rows, *, threads=None):
+    """Each row of the 2-d NumPy ``rows`` permuted on its own, row ``r`` by the
+    permutation rule on the ``n - 1`` draws after row ``r - 1``'s: ``(a new
+    array, next stream)``."""
+    engine.check_stream(stream)
+    count, n = rows.shape
+    targets, nxt = _targets(stream, n, count, max(n - 1, 0), threads)
+    out = np.array(rows, order="C")
+    if not swaps.apply(out, targets):
+        out = np.take_along_axis(rows, swaps.permute(targets, n), axis=-1)
+    return out, nxt
 
 
 def _check_weights(weights, n):

@@ -71,9 +71,11 @@ def _kernels():
 
     @njit(cache=True, nogil=True)
     def apply(x, targets):
-        for i in range(targets.size):
-            j = targets[i]
-            x[i], x[j] = x[j], x[i]
+        for r in range(x.shape[0]):
+            row = x[r]
+            for i in range(targets.shape[1]):
+                j = targets[r, i]
+                row[i], row[j] = row[j], row[i]
 
     return targets, permute, first, apply
 
@@ -105,11 +107,11 @@ _WORDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def apply(x: np.ndarray, targets: np.ndarray) -> bool:
-    """Swap the elements of the 1-d ``x`` in place by ``targets``; False (and
-    ``x`` untouched) where ``x`` is not a plain ``numpy.ndarray`` (a masked
-    array is not) of 1-, 2-, 4- or 8-byte elements, which the caller then
-    permutes by gathering."""
-    if (type(x) is not np.ndarray or x.ndim != 1 or x.dtype.hasobject or x.dtype.itemsize not in _WORDS
+    """Swap the elements of each row of the 2-d ``x`` in place by the same row of
+    ``targets``; False (and ``x`` untouched) where ``x`` is not a plain
+    ``numpy.ndarray`` (a masked array is not) of 1-, 2-, 4- or 8-byte
+    elements, which the caller then permutes by gathering."""
+    if (type(x) is not np.ndarray or x.ndim != 2 or x.dtype.hasobject or x.dtype.itemsize not in _WORDS
             or not x.flags.writeable):
         return False
     try:
