@@ -102,6 +102,35 @@ def philox_kernels(steps):
     return walk32, walk64
 
 
+#: A Tandem8x32 walk kernel; ``{lanes}`` holds one block a lane of the row.
+#: The eight chunk states stay in named variables, so that they live in
+#: registers: in a local array indexed by the lane, they went to local memory
+#: and the walk ran at 0.16-0.18x cuRAND's (docs/performance.md).
+_TANDEM_WALK = """
+def walk(out, k0, k1, k2, k3, log2_k{table}):
+    p = cuda.grid(1)
+    if p < out.size:
+        c0, c1, c2, c3 = t8.split_key(k0, k1, k2, k3, U64(p))
+        n0, n1, n2, n3 = t8.purpose_key(c0, c1, c2, c3, purpose_normal64)
+        {zeros} = zero8
+        mask = (one << log2_k) - one
+        x = start
+        t = 0
+        for r in range(rows):
+            row = U64(r)
+            fresh = row & mask == 0
+{lanes}
+        out[p] = x
+"""
+_TANDEM_LANE = """
+            if fresh:
+                {s} = t8.chunk_start(c0, c1, c2, c3, ((row >> log2_k) << three) | U64({lane}))
+            {s} = t8.step({s})
+            x = add(x, t, {w}, n0, n1, n2, n3, log2_k{table})
+            t += per_block
+"""
+
+
 def tandem_kernels(steps):
     """``(walk32, walk64)``: Numba CUDA kernels over Tandem8x32 children.
 
@@ -114,75 +143,59 @@ def tandem_kernels(steps):
     steps each, in that order.  ``walk32`` sums the Box-Muller pairs of the
     words in order, ``walk64`` the ziggurat normals of the 64-bit draws, with
     a miss continuing on ``split(g)`` of the child's ``purpose(P_N64)``, ``g``
-    the draw's index.
+    the draw's index.  The kernels' text repeats one block for each of the
+    eight lanes (:data:`_TANDEM_LANE`).
     """
     cc = tandem.core.for_cuda()
     t8, draws = cc.tandem8x32, cc.tandem_draws
-    purpose_normal64 = U64(draws.PURPOSE_NORMAL64)
-    one, eight, thirty_two = U64(1), U64(8), U64(32)
+    thirty_two = U64(32)
 
     @cuda.jit(device=True)
-    def next_row(state, words, c0, c1, c2, c3, log2_k, row):
-        """Row ``row``'s 32 words into ``words``; ``state`` holds the eight
-        chunks' states, ``(o, h)`` of chunk ``lane`` at ``8 lane``."""
-        if row & ((one << log2_k) - one) == 0:
-            for lane in range(8):
-                s = t8.chunk_start(c0, c1, c2, c3, ((row >> log2_k) * eight) | U64(lane))
-                for i in range(8):
-                    state[8 * lane + i] = s[i]
-        for lane in range(8):
-            b = 8 * lane
-            s = t8.step(state[b], state[b + 1], state[b + 2], state[b + 3],
-                        state[b + 4], state[b + 5], state[b + 6], state[b + 7])
-            for i in range(8):
-                state[b + i] = s[i]
-            for i in range(4):
-                words[4 * lane + i] = s[i]
+    def add32(x, t, w0, w1, w2, w3, n0, n1, n2, n3, log2_k):
+        """``x`` plus the four normals of a block's words, those before ``steps``."""
+        z0, z1 = draws.box_muller32(w0, w1)
+        z2, z3 = draws.box_muller32(w2, w3)
+        if t < steps:
+            x += z0
+        if t + 1 < steps:
+            x += z1
+        if t + 2 < steps:
+            x += z2
+        if t + 3 < steps:
+            x += z3
+        return x
 
-    @cuda.jit
-    def walk32(out, k0, k1, k2, k3, log2_k):
-        p = cuda.grid(1)
-        if p < out.size:
-            c0, c1, c2, c3 = t8.split_key(k0, k1, k2, k3, U64(p))
-            state = cuda.local.array(64, np.uint64)
-            words = cuda.local.array(32, np.uint64)
-            x = np.float32(0.0)
-            t = 0
-            for r in range(-(-steps // 32)):
-                next_row(state, words, c0, c1, c2, c3, log2_k, U64(r))
-                for i in range(0, 32, 2):
-                    z0, z1 = draws.box_muller32(words[i], words[i + 1])
-                    if t < steps:
-                        x += z0
-                    if t + 1 < steps:
-                        x += z1
-                    t += 2
-            out[p] = x
+    @cuda.jit(device=True)
+    def normal64(d, g, n0, n1, n2, n3, log2_k, table):
+        z, accepted = draws.normal64_fast(d, table)
+        if not accepted:
+            m0, m1, m2, m3 = t8.split_key(n0, n1, n2, n3, U64(g))
+            z = draws.normal64_miss(m0, m1, m2, m3, log2_k, d, table)
+        return z
 
-    @cuda.jit
-    def walk64(out, k0, k1, k2, k3, log2_k, table):
-        p = cuda.grid(1)
-        if p < out.size:
-            c0, c1, c2, c3 = t8.split_key(k0, k1, k2, k3, U64(p))
-            n0, n1, n2, n3 = t8.purpose_key(c0, c1, c2, c3, purpose_normal64)
-            state = cuda.local.array(64, np.uint64)
-            words = cuda.local.array(32, np.uint64)
-            x = 0.0
-            t = 0
-            for r in range(-(-steps // 16)):
-                next_row(state, words, c0, c1, c2, c3, log2_k, U64(r))
-                for i in range(0, 32, 2):
-                    if t < steps:
-                        d = words[i] | (words[i + 1] << thirty_two)
-                        z, accepted = draws.normal64_fast(d, table)
-                        if not accepted:
-                            m0, m1, m2, m3 = t8.split_key(n0, n1, n2, n3, U64(t))
-                            z = draws.normal64_miss(m0, m1, m2, m3, log2_k, d, table)
-                        x += z
-                    t += 1
-            out[p] = x
+    @cuda.jit(device=True)
+    def add64(x, t, w0, w1, w2, w3, n0, n1, n2, n3, log2_k, table):
+        """``x`` plus the normals of a block's two 64-bit draws, those before ``steps``."""
+        if t < steps:
+            x += normal64(w0 | (w1 << thirty_two), t, n0, n1, n2, n3, log2_k, table)
+        if t + 1 < steps:
+            x += normal64(w2 | (w3 << thirty_two), t + 1, n0, n1, n2, n3, log2_k, table)
+        return x
 
-    return walk32, walk64
+    def kernel(add, per_block, start, table):
+        lanes = "".join(_TANDEM_LANE.format(
+            s=", ".join(f"s{lane}_{i}" for i in range(8)), lane=lane, table=table,
+            w=", ".join(f"s{lane}_{i}" for i in range(4))) for lane in range(8))
+        zeros = ", ".join(f"s{lane}_{i}" for lane in range(8) for i in range(8))
+        source = _TANDEM_WALK.format(table=table, zeros=zeros, lanes=lanes)
+        scope = {"cuda": cuda, "t8": t8, "U64": U64, "add": add, "start": start,
+                 "per_block": per_block, "rows": -(-steps // (8 * per_block)),
+                 "purpose_normal64": U64(draws.PURPOSE_NORMAL64), "one": U64(1),
+                 "three": U64(3), "zero8": (U64(0),) * 64}
+        exec(compile(source, f"<tandem walk, {per_block} a block>", "exec"), scope)
+        return cuda.jit(scope["walk"])
+
+    return kernel(add32, 4, np.float32(0.0), ""), kernel(add64, 2, 0.0, ", table")
 
 
 def tandem_launch_args(walkers):
