@@ -105,9 +105,27 @@ class Generator(np.random.Generator):
         return type(self), (self.bit_generator,)
 
     def spawn(self, n_children: int) -> list:
-        """``n_children`` independent Generators, as ``numpy.random.Generator.spawn``:
-        child ``k`` (counting every child this Generator spawned) draws from
-        ``stream.sub("tandem.spawn").split(k)`` (``docs/spec.md``, Seeds)."""
+        """``n_children`` independent Generators, as ``numpy.random.Generator.spawn``.
+
+        Parameters
+        ----------
+        n_children : int
+            How many, non-negative.
+
+        Returns
+        -------
+        list of Generator
+            Child ``k`` (counting every child this Generator spawned) draws
+            from ``stream.sub("tandem.spawn").split(k)`` (``docs/spec.md``,
+            Seeds), whatever this Generator has drawn.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> a, b = tandem.Generator(1).spawn(2)
+        >>> b.stream == tandem.Tandem(1).sub("tandem.spawn").split(1)
+        True
+        """
         return [type(self)(bits) for bits in self.bit_generator.spawn(n_children)]
 
     @property
@@ -159,17 +177,66 @@ class Generator(np.random.Generator):
         return values
 
     def random(self, size=None, dtype=np.float64, out=None):
-        """Floats in ``[0, 1)``, as ``numpy.random.Generator.random``."""
+        """Floats in ``[0, 1)``, as ``numpy.random.Generator.random``.
+
+        Parameters
+        ----------
+        size : int or tuple of ints, optional
+            The output's shape (None: one value).
+        dtype : {numpy.float64, numpy.float32}, optional
+            The values' type; each takes one 64- or 32-bit draw.
+        out : numpy.ndarray, optional
+            Where to write the values (its shape is the size).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``stream.random(size, dtype=dtype)``'s values (``docs/spec.md``,
+            Draws): a Python ``float`` for one value, as NumPy's.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> x = tandem.Generator(1).random(3)
+        >>> bool(((0 <= x) & (x < 1)).all())
+        True
+        """
         if out is not None:
             return self._draw(_RANDOM, size, dtype=dtype, out=out)
         return self._small(("random", dtype), size, _RANDOM, dtype=dtype)
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """Integers in ``[low, high)`` (or ``[low, high]`` with ``endpoint``), as
-        ``numpy.random.Generator.integers``: array bounds broadcast, ``dtype``
-        may be ``bool`` (the values 0 and 1 of the integer rule), an empty
-        ``size`` returns an empty array whatever the range, and the Python
-        types ``int`` and ``bool`` as ``dtype`` give Python scalars."""
+        ``numpy.random.Generator.integers``.
+
+        Parameters
+        ----------
+        low, high : int or array_like of ints
+            The bounds (``high`` None: ``[0, low)``); arrays broadcast, and
+            float bounds truncate, as NumPy's.
+        size : int or tuple of ints, optional
+            The output's shape (None: the bounds' broadcast shape).
+        dtype : dtype, optional
+            An integer type, or ``bool`` (the values 0 and 1 of the rule);
+            the Python types ``int`` and ``bool`` give Python scalars.
+        endpoint : bool, optional
+            Whether ``high`` is included.
+
+        Returns
+        -------
+        numpy integer or numpy.ndarray
+            Lemire's rule on 32- or 64-bit draws, by the range
+            (``docs/spec.md``, Draws); one value is NumPy's scalar of
+            ``dtype``, as NumPy's.  An empty ``size`` gives an empty array
+            whatever the range.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> x = tandem.Generator(1).integers(0, 10, size=4)
+        >>> bool(((0 <= x) & (x < 10)).all()), x.dtype
+        (True, dtype('int64'))
+        """
         python_type = dtype if dtype in (int, bool) else None
         dtype = checks.dtype(dtype)
         shape = arrays.shape_of(size)
@@ -194,8 +261,24 @@ class Generator(np.random.Generator):
         return values.astype(np.bool_) if wanted == np.bool_ else values
 
     def bytes(self, length):
-        """``length`` random bytes, as ``numpy.random.Generator.bytes`` (a float
-        ``length`` truncates, as there)."""
+        """``length`` random bytes, as ``numpy.random.Generator.bytes``.
+
+        Parameters
+        ----------
+        length : int
+            How many bytes (a float truncates, as NumPy's).
+
+        Returns
+        -------
+        bytes
+            The next ``ceil(length / 4)`` words, little-endian, cut to ``length``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> len(tandem.Generator(1).bytes(5))
+        5
+        """
         length = _bound(length)
         length = checks.integer(length, "length")
         if not 0 <= length <= arrays.MAX_BYTES:
@@ -208,14 +291,56 @@ class Generator(np.random.Generator):
         return words.astype("<u4").tobytes()[:length]
 
     def standard_normal(self, size=None, dtype=np.float64, out=None):
-        """Standard normal variates, as ``numpy.random.Generator.standard_normal``."""
+        """Standard normal variates, as ``numpy.random.Generator.standard_normal``.
+
+        Parameters
+        ----------
+        size : int or tuple of ints, optional
+            The output's shape (None: one value).
+        dtype : {numpy.float64, numpy.float32}, optional
+            The values' type, each with its own rule (``docs/spec.md``).
+        out : numpy.ndarray, optional
+            Where to write the values.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``stream.normal(size, dtype=dtype)``'s values; a Python ``float``
+            for one value.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Generator(1).standard_normal((2, 3)).shape
+        (2, 3)
+        """
         if out is not None:
             return self._draw(_NORMAL, size, dtype=dtype, out=out)
         return self._small(("standard_normal", dtype), size, _NORMAL, dtype=dtype)
 
     def normal(self, loc=0.0, scale=1.0, size=None):
-        """Normal variates, as ``numpy.random.Generator.normal`` (scalar ``loc``,
-        ``scale > 0``)."""
+        """Normal variates, as ``numpy.random.Generator.normal``.
+
+        Parameters
+        ----------
+        loc, scale : float or array_like of floats
+            Mean and standard deviation (``scale >= 0``); they broadcast, and
+            a NaN gives NaN there, as NumPy's.
+        size : int or tuple of ints, optional
+            The output's shape (None: the parameters' broadcast shape).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``loc + scale * z``, ``z`` the standard normal rule
+            (``docs/spec.md``); a Python ``float`` for one value.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Generator(1).normal([0.0, 10.0], 0.5).shape
+        (2,)
+        """
         (loc, scale), nan = _nan_free("normal", (loc, scale))
         values = self._small(reserve.keyed("normal", loc, scale), size, _NORMAL,
                              loc=loc, scale=scale)
@@ -236,7 +361,27 @@ class Generator(np.random.Generator):
                            _EXPONENTIAL, dtype=dtype, method=method)
 
     def exponential(self, scale=1.0, size=None):
-        """Exponential variates of mean ``scale``, as ``numpy.random.Generator.exponential``."""
+        """Exponential variates of mean ``scale``, as ``numpy.random.Generator.exponential``.
+
+        Parameters
+        ----------
+        scale : float or array_like of floats
+            The mean, non-negative; a NaN gives NaN there, as NumPy's.
+        size : int or tuple of ints, optional
+            The output's shape (None: the scale's shape).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``scale`` times the standard exponential rule (``docs/spec.md``);
+            a Python ``float`` for one value.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bool((tandem.Generator(1).exponential(2.0, 5) >= 0).all())
+        True
+        """
         (scale,), nan = _nan_free("exponential", (scale,))
         values = self._small(reserve.keyed("exponential", scale), size, _EXPONENTIAL,
                              scale=scale)
@@ -245,8 +390,36 @@ class Generator(np.random.Generator):
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
         """A sample of ``a`` (or of ``range(a)``), as ``numpy.random.Generator.choice``.
 
-        ``p`` must sum to 1 within numpy's tolerance.  Without replacement the
-        sample comes in random order whatever ``shuffle`` says.
+        Parameters
+        ----------
+        a : int or array_like
+            The population: ``range(a)``, or the entries of ``a`` along ``axis``.
+        size : int or tuple of ints, optional
+            The sample's shape (None: one member).
+        replace : bool, optional
+            With replacement (``integers``, or an alias table for ``p``), or
+            without: Fisher–Yates's first ``size`` entries, O(size) whatever
+            the population (``docs/spec.md``, Sampling).
+        p : array_like of floats, optional
+            Each member's probability; they must sum to 1 within NumPy's
+            tolerance.
+        axis : int, optional
+            The axis of ``a`` to sample along.
+        shuffle : bool, optional
+            Accepted for NumPy's signature: a sample without replacement
+            comes in random order either way.
+
+        Returns
+        -------
+        int, numpy.ndarray or the members' type
+            The sample; one member of ``range(a)`` is a Python ``int``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> x = tandem.Generator(1).choice(10**12, 3, replace=False)
+        >>> len(set(x.tolist()))
+        3
         """
         if p is not None:
             arrays.refuse_masked(p, "p")
@@ -280,7 +453,27 @@ class Generator(np.random.Generator):
 
     def permutation(self, x, axis=0):
         """A permuted ``range(x)`` or a shuffled copy of ``x``, as
-        ``numpy.random.Generator.permutation``."""
+        ``numpy.random.Generator.permutation``.
+
+        Parameters
+        ----------
+        x : int or array_like
+            ``range(x)``, or an array whose copy is shuffled along ``axis``.
+        axis : int, optional
+            The axis to shuffle along.
+
+        Returns
+        -------
+        numpy.ndarray
+            Fisher–Yates from the front on ``n - 1`` 64-bit draws
+            (``docs/spec.md``, Sampling).
+
+        Examples
+        --------
+        >>> import tandem
+        >>> sorted(tandem.Generator(1).permutation(5).tolist())
+        [0, 1, 2, 3, 4]
+        """
         if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
             return self._draw(sampling.permutation, x)
         x = np.array(x)
@@ -292,8 +485,25 @@ class Generator(np.random.Generator):
     def shuffle(self, x, axis=0):
         """Shuffle ``x`` in place along ``axis``, as ``numpy.random.Generator.shuffle``.
 
-        ``x`` is an array or a mutable sequence (a list, say: only ``axis=0``);
-        either way its items go where ``permutation(len(x))`` sends them.
+        Parameters
+        ----------
+        x : numpy.ndarray or mutable sequence
+            What to shuffle (a list, say: only ``axis=0``).
+        axis : int, optional
+            The axis to shuffle along.
+
+        Returns
+        -------
+        None
+            Either way the items go where ``permutation(len(x))`` sends them.
+
+        Examples
+        --------
+        >>> import numpy as np, tandem
+        >>> x = np.arange(5)
+        >>> tandem.Generator(1).shuffle(x)
+        >>> sorted(x.tolist())
+        [0, 1, 2, 3, 4]
         """
         if isinstance(x, np.ndarray):
             if x.ndim == 0:
