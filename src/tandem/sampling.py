@@ -106,19 +106,12 @@ def _on(device, x):
     return arrays.cupy().asarray(x) if device == "cuda" else x
 
 
-def permutations(stream, count, n, *, threads=None, device=None):
-    """``count`` permutations of ``range(n)``, each from the ``n - 1`` draws after
-    the one before's: ``(int64 array of shape (count, n), next stream)``."""
-    engine.check_stream(stream)
-    _, n = _population(n)
-    targets, nxt = _targets(stream, n, count, max(n - 1, 0), threads)
-    return _on(arrays.check_device(device) or "cpu", swaps.permute(targets, n)), nxt
-
-
 def permutation(stream, n, *, threads=None, device=None):
     """A random permutation of ``range(n)`` (int64): ``(permutation, next stream)``."""
-    orders, nxt = permutations(stream, 1, n, threads=threads, device=device)
-    return orders[0], nxt
+    engine.check_stream(stream)
+    _, n = _population(n)
+    targets, nxt = _targets(stream, n, 1, max(n - 1, 0), threads)
+    return _on(arrays.check_device(device) or "cpu", swaps.permute(targets, n)[0]), nxt
 
 
 def shuffle(stream, x, *, threads=None):
