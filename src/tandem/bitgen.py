@@ -312,12 +312,41 @@ class StreamBitGenerator(np.random.BitGenerator):
 
     @property
     def lock(self) -> threading.RLock:
+        """The lock that ``numpy.random.Generator`` holds while it draws.
+
+        Returns
+        -------
+        threading.RLock
+            Re-entrant: NumPy's methods re-enter it under Generator's.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> with bits.lock:
+        ...     position = bits.current().position
+        >>> position
+        0
+        """
         return self._lock
 
     @property
     def capsule(self):
         """NumPy's ``bitgen_t`` capsule, its functions built (see :meth:`build`), except
-        inside :meth:`deferred_build`."""
+        inside :meth:`deferred_build`.
+
+        Returns
+        -------
+        PyCapsule
+            Named ``"BitGenerator"``, as NumPy's bit generators' are.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> import numpy as np
+        >>> g = np.random.Generator(bits)  # reads the capsule
+        """
         if not self._defer_build:
             self.build()
         return self._capsule
@@ -328,6 +357,17 @@ class StreamBitGenerator(np.random.BitGenerator):
 
         NumPy's Generator and RandomState copy the ``bitgen_t`` when they are made,
         so they read the capsule, which builds first.
+
+        Returns
+        -------
+        None
+            It moves this bit generator.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> bits.build()
         """
         _functions()
         self._point()
@@ -336,7 +376,20 @@ class StreamBitGenerator(np.random.BitGenerator):
     def deferred_build(self):
         """Within the block, :attr:`capsule` is the one of the stand-ins, unbuilt:
         for a caller (``tandem.Generator``) that builds and copies the capsule again
-        before its first draw through it."""
+        before its first draw through it.
+
+        Returns
+        -------
+        contextlib.AbstractContextManager
+            Yields this bit generator.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> with bits.deferred_build():
+        ...     capsule = bits.capsule
+        """
         self._defer_build = True
         try:
             yield self
@@ -351,15 +404,45 @@ class StreamBitGenerator(np.random.BitGenerator):
     def stream(self) -> Stream:
         """The stream at the position of the next word.
 
-        Raises ``OverflowError`` once a draw has passed the end of the lane
-        (its words were then not the stream's)."""
+        Returns
+        -------
+        tandem.Stream
+            Where the next draw starts.
+
+        Raises
+        ------
+        OverflowError
+            Once a draw has passed the end of the lane (its words were then
+            not the stream's).
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> bits.random_raw(2).size, bits.stream.position
+        (2, 4)
+        """
         with self.lock:
             return self.current()
 
     @property
     def state(self) -> dict:
         """``{"bit_generator": "StreamBitGenerator", "stream": <tandem.Stream>}``;
-        assigning such a dict (or a Stream) moves this bit generator there."""
+        assigning such a dict (or a Stream) moves this bit generator there.
+
+        Returns
+        -------
+        dict
+            The bit generator's name and its stream.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> bits.state = {"bit_generator": "StreamBitGenerator", "stream": tandem.Philox(2)}
+        >>> bits.state["stream"] == tandem.Philox(2)
+        True
+        """
         return {"bit_generator": type(self).__name__, "stream": self.stream}
 
     @state.setter
@@ -433,11 +516,37 @@ class StreamBitGenerator(np.random.BitGenerator):
 
     @property
     def passed(self) -> bool:
-        """Whether a draw has passed the end of the lane (then :attr:`stream` raises)."""
+        """Whether a draw has passed the end of the lane (then :attr:`stream` raises).
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> bits.passed
+        False
+        """
         return bool(self._state[_EXHAUSTED] == _PASSED)
 
     def current(self) -> Stream:
-        """:attr:`stream`, for a caller that holds :attr:`lock`."""
+        """:attr:`stream`, for a caller that holds :attr:`lock`.
+
+        Returns
+        -------
+        tandem.Stream
+            Where the next draw starts.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> with bits.lock:
+        ...     bits.current() == tandem.Philox(1)
+        True
+        """
         if self._state[_EXHAUSTED] == _PASSED:
             raise OverflowError("a draw passed the end of the stream's lane (2**64 words); "
                                 "use another lane (split) for more")
@@ -446,21 +555,74 @@ class StreamBitGenerator(np.random.BitGenerator):
         return self._origin.at_word(int(self._state[_POSITION]))
 
     def where(self):
-        """``(origin, position)`` for a caller that holds :attr:`lock`: an object that
-        stands for the stream's key, lane and generator (a new one at every
-        :meth:`move`) and the position of the next word; None at or past the
-        end of the lane."""
+        """Where the next word is, for a caller that holds :attr:`lock`.
+
+        Returns
+        -------
+        tuple or None
+            ``(origin, position)``: an object that stands for the stream's
+            key, lane and generator (a new one at every :meth:`move`) and the
+            position of the next word; None at or past the end of the lane.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> with bits.lock:
+        ...     bits.where()[1]
+        0
+        """
         if self._state[_EXHAUSTED] != _OPEN:
             return None
         return self._origin, int(self._state[_POSITION])
 
     def seek(self, position: int):
-        """Continue from ``position`` (below ``2**64``) of the same lane, for a caller
-        that holds :attr:`lock` and knows the lane's words up to there were drawn."""
+        """Continue from ``position`` of the same lane, for a caller that holds
+        :attr:`lock` and knows the lane's words up to there were drawn.
+
+        Parameters
+        ----------
+        position : int
+            The word to continue from, below ``2**64``.
+
+        Returns
+        -------
+        None
+            It moves this bit generator.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> with bits.lock:
+        ...     bits.seek(6)
+        >>> bits.stream.position
+        6
+        """
         self._state[_POSITION] = position
 
     def move(self, stream: Stream):
-        """Continue from ``stream``, for a caller that holds :attr:`lock`."""
+        """Continue from ``stream``, for a caller that holds :attr:`lock`.
+
+        Parameters
+        ----------
+        stream : tandem.Stream
+            Where the next draw starts: any key, lane and generator.
+
+        Returns
+        -------
+        None
+            It moves this bit generator.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> with bits.lock:
+        ...     bits.move(tandem.Tandem(2))
+        >>> bits.stream == tandem.Tandem(2)
+        True
+        """
         if not isinstance(stream, Stream):
             raise TypeError(f"state must be a tandem Stream or a dict with one under "
                             f"'stream', got {type(stream).__name__}")
@@ -505,17 +667,70 @@ class StreamBitGenerator(np.random.BitGenerator):
 
     @property
     def seed_seq(self) -> StreamSeedSequence:
-        """What children are spawned from: the stream this bit generator was made with."""
+        """What children are spawned from: the stream this bit generator was made with.
+
+        Returns
+        -------
+        StreamSeedSequence
+            A ``numpy.random.SeedSequence`` whose children are the lanes of
+            ``stream.sub("tandem.spawn")``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> bits.seed_seq.n_children_spawned
+        0
+        """
         return self._spawner
 
     def spawn(self, n_children: int) -> list:
-        """``n_children`` new bit generators on the next children of :attr:`seed_seq`,
-        as ``numpy.random.BitGenerator.spawn``."""
+        """New bit generators on the next children of :attr:`seed_seq`, as
+        ``numpy.random.BitGenerator.spawn``.
+
+        Parameters
+        ----------
+        n_children : int
+            How many, non-negative.
+
+        Returns
+        -------
+        list of StreamBitGenerator
+            Child ``k`` (counting every child spawned) on
+            ``stream.sub("tandem.spawn").split(k)``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> child, = bits.spawn(1)
+        >>> child.stream == tandem.Philox(1).sub("tandem.spawn").split(0)
+        True
+        """
         return [type(self)(child) for child in self._spawner.spawn(n_children)]
 
     def random_raw(self, size=None, output=True):
-        """64-bit draws, as ``numpy.random.BitGenerator.random_raw``: each the draw at
-        the next even position, as ``next_uint64`` takes it."""
+        """64-bit draws, as ``numpy.random.BitGenerator.random_raw``.
+
+        Parameters
+        ----------
+        size : int or tuple of ints, optional
+            How many (None: one, as a Python ``int``).
+        output : bool, optional
+            False: draw and return None.
+
+        Returns
+        -------
+        int or numpy.ndarray or None
+            Each the draw at the next even position, as ``next_uint64`` takes it.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> bits.random_raw() == int(tandem.Philox(1).bits(1, dtype="uint64")[0][0])
+        True
+        """
         with self.lock:
             values, after = self.current().bits(1 if size is None else size, dtype=np.uint64)
             self.move(after)
@@ -534,6 +749,18 @@ class StreamBitGenerator(np.random.BitGenerator):
         take :attr:`lock` and is not told when a draw passes the end of the
         lane; the next call of a :class:`tandem.Generator` method (or
         :attr:`stream`) raises ``OverflowError`` then.
+
+        Returns
+        -------
+        namedtuple
+            NumPy's ``interface`` record.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> bits.ctypes.state_address == bits.ctypes.state.value
+        True
         """
         state = ctypes.c_void_p(self._state.ctypes.data)
         return _CtypesInterface(self._state.ctypes.data, state,
@@ -542,7 +769,20 @@ class StreamBitGenerator(np.random.BitGenerator):
 
     @property
     def cffi(self):
-        """NumPy's ``cffi`` interface (the fields of :attr:`ctypes`); needs cffi."""
+        """NumPy's ``cffi`` interface (the fields of :attr:`ctypes`); needs cffi.
+
+        Returns
+        -------
+        namedtuple
+            NumPy's ``interface`` record, of cffi pointers.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bits = tandem.StreamBitGenerator(tandem.Philox(1))
+        >>> hasattr(bits, "cffi")  # its fields need cffi installed
+        True
+        """
         try:
             import cffi
         except ImportError:

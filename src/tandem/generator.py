@@ -130,7 +130,21 @@ class Generator(np.random.Generator):
 
     @property
     def stream(self) -> Stream:
-        """The stream that the next draw starts from."""
+        """The stream that the next draw starts from.
+
+        Returns
+        -------
+        tandem.Stream
+            Its key, lane and position.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> g = tandem.Generator(tandem.Philox(1))
+        >>> x = g.random(3)
+        >>> g.stream == tandem.Philox(1).at(6)
+        True
+        """
         return self.bit_generator.stream
 
     def __repr__(self):
@@ -347,12 +361,32 @@ class Generator(np.random.Generator):
         return values if nan is None else _with_nan(values, nan)
 
     def standard_exponential(self, size=None, dtype=np.float64, method="inv", out=None):
-        """Exponential variates of mean 1, as
-        ``numpy.random.Generator.standard_exponential``: ``method="inv"``
-        (``-log u``) or ``"zig"`` (a ziggurat), tandem's rules for each.
+        """Exponential variates of mean 1, as ``numpy.random.Generator.standard_exponential``.
 
-        The default is ``"inv"``, not NumPy's ``"zig"``: tandem's inversion is
-        its faster rule on the CPU and on the GPU (``docs/performance.md``).
+        Parameters
+        ----------
+        size : int or tuple of ints, optional
+            The output's shape (None: one value).
+        dtype : {numpy.float64, numpy.float32}, optional
+            The values' type.
+        method : {"inv", "zig"}, optional
+            ``-log u`` or a ziggurat, tandem's rules for each.  The default is
+            ``"inv"``, not NumPy's ``"zig"``: tandem's inversion is its faster
+            rule on the CPU and on the GPU (``docs/performance.md``).
+        out : numpy.ndarray, optional
+            Where to write the values.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            ``stream.exponential(size, dtype=dtype, method=method)``'s values;
+            a Python ``float`` for one value.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> bool((tandem.Generator(1).standard_exponential(4, method="zig") >= 0).all())
+        True
         """
         if out is not None:
             return self._draw(_EXPONENTIAL, size, dtype=dtype, method=method,
@@ -527,8 +561,30 @@ class Generator(np.random.Generator):
         return values if nan is None else _with_nan(values, nan)
 
     def standard_gamma(self, shape, size=None, dtype=np.float64, out=None):
-        """Gamma variates of scale 1, as ``numpy.random.Generator.standard_gamma``
-        (``tandem.core.gamma``); float32 values are the float64 rule's, rounded."""
+        """Gamma variates of scale 1, as ``numpy.random.Generator.standard_gamma``.
+
+        Parameters
+        ----------
+        shape : float or array_like of floats
+            The shape, non-negative; a NaN gives NaN there, as NumPy's.
+        size : int or tuple of ints, optional
+            The output's shape (None: the shape parameter's).
+        dtype : {numpy.float64, numpy.float32}, optional
+            The values' type: float32 values are the float64 rule's, rounded.
+        out : numpy.ndarray, optional
+            Where to write the values (C-contiguous, of ``dtype``).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The gamma rule's values (``tandem.core.gamma``, ``docs/spec.md``).
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Generator(1).standard_gamma(0.5, size=3).shape
+        (3,)
+        """
         dtype = distributions.real_dtype(dtype)
         if out is not None:  # NumPy's checks of this method's out
             if not isinstance(out, np.ndarray) or out.dtype != dtype:
@@ -549,11 +605,30 @@ class Generator(np.random.Generator):
 
     def permuted(self, x, *, axis=None, out=None):
         """``x`` with each slice along ``axis`` shuffled on its own, as
-        ``numpy.random.Generator.permuted`` (``axis`` None: the flattened array).
+        ``numpy.random.Generator.permuted``.
 
-        Slice ``j`` (in C order of the other axes) is ordered by the
-        permutation rule (Fisher–Yates, ``docs/spec.md``) on the ``n - 1``
-        draws after those of slice ``j - 1``.
+        Parameters
+        ----------
+        x : array_like
+            What to shuffle.
+        axis : int, optional
+            The axis of the slices (None: the flattened array).
+        out : numpy.ndarray, optional
+            Where to write the result (``x``'s shape; ``x`` itself shuffles in place).
+
+        Returns
+        -------
+        numpy.ndarray
+            Slice ``j`` (in C order of the other axes) ordered by the
+            permutation rule (Fisher–Yates, ``docs/spec.md``) on the ``n - 1``
+            draws after those of slice ``j - 1``.
+
+        Examples
+        --------
+        >>> import numpy as np, tandem
+        >>> y = tandem.Generator(1).permuted(np.arange(6).reshape(2, 3), axis=1)
+        >>> np.sort(y, axis=1).tolist()
+        [[0, 1, 2], [3, 4, 5]]
         """
         x = np.asarray(x)
         if out is not None:
@@ -583,15 +658,60 @@ class Generator(np.random.Generator):
 
     def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *,
                             method="svd"):
-        """Multivariate normal draws, as ``numpy.random.Generator.multivariate_normal``
-        (:func:`tandem.multivariate.multivariate_normal`)."""
+        """Multivariate normal draws, as ``numpy.random.Generator.multivariate_normal``.
+
+        Parameters
+        ----------
+        mean : array_like of floats
+            The mean, of length ``d``.
+        cov : array_like of floats
+            The ``d x d`` covariance, symmetric positive semi-definite.
+        size : int or tuple of ints, optional
+            The shape of the draws, before the last axis of ``d``.
+        check_valid : {"warn", "raise", "ignore"}, optional
+            What a covariance that is not positive semi-definite does.
+        tol : float, optional
+            The tolerance of that check.
+        method : {"svd", "eigh", "cholesky"}, optional
+            The factorisation.
+
+        Returns
+        -------
+        numpy.ndarray
+            :func:`tandem.multivariate.multivariate_normal`'s draws.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Generator(1).multivariate_normal([0.0, 1.0], [[1.0, 0.5], [0.5, 2.0]], 4).shape
+        (4, 2)
+        """
         return self._draw(multivariate.multivariate_normal, mean, cov, size, check_valid, tol,
                           method=method)
 
     def dirichlet(self, alpha, size=None):
-        """Dirichlet draws, as ``numpy.random.Generator.dirichlet``
-        (:func:`tandem.multivariate.dirichlet`); a NaN in ``alpha`` gives NaN
-        vectors (after the draws of ones), as NumPy's."""
+        """Dirichlet draws, as ``numpy.random.Generator.dirichlet``.
+
+        Parameters
+        ----------
+        alpha : array_like of floats
+            The concentrations, positive; a NaN gives NaN vectors (after the
+            draws of ones), as NumPy's.
+        size : int or tuple of ints, optional
+            The shape of the draws, before the last axis.
+
+        Returns
+        -------
+        numpy.ndarray
+            :func:`tandem.multivariate.dirichlet`'s draws.
+
+        Examples
+        --------
+        >>> import numpy as np, tandem
+        >>> x = tandem.Generator(1).dirichlet([1.0, 2.0, 3.0], 2)
+        >>> bool(np.allclose(x.sum(axis=1), 1.0))
+        True
+        """
         if isinstance(alpha, (list, tuple, np.ndarray)):
             a = np.asarray(alpha)
             if a.ndim == 1 and a.dtype.kind == "f" and np.isnan(a).any():
@@ -601,9 +721,30 @@ class Generator(np.random.Generator):
         return self._draw(multivariate.dirichlet, alpha, size)
 
     def multinomial(self, n, pvals, size=None):
-        """Multinomial counts, as ``numpy.random.Generator.multinomial`` for a scalar
-        ``n`` and one ``pvals`` (:func:`tandem.multivariate.multinomial`); other
-        shapes go to NumPy's own method."""
+        """Multinomial counts, as ``numpy.random.Generator.multinomial``.
+
+        Parameters
+        ----------
+        n : int or array_like of ints
+            Trials.
+        pvals : array_like of floats
+            The categories' probabilities.
+        size : int or tuple of ints, optional
+            The shape of the draws, before the last axis.
+
+        Returns
+        -------
+        numpy.ndarray
+            For a scalar ``n`` and one ``pvals``,
+            :func:`tandem.multivariate.multinomial`'s counts; other shapes
+            are NumPy's own method on the stream's words.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> int(tandem.Generator(1).multinomial(10, [0.2, 0.8]).sum())
+        10
+        """
         if np.ndim(n) or np.ndim(pvals) != 1:
             return self._numpy("multinomial", n, pvals, size)
         return self._draw(multivariate.multinomial, n, pvals, size)
@@ -612,28 +753,70 @@ class Generator(np.random.Generator):
     # -- NumPy's algorithms on the stream's words --------------------------------
 
     def hypergeometric(self, ngood, nbad, nsample, size=None):
-        """NumPy's ``hypergeometric`` on the stream's words."""
         return self._numpy("hypergeometric", ngood, nbad, nsample, size)
 
     def logseries(self, p, size=None):
-        """NumPy's ``logseries`` on the stream's words."""
         return self._numpy("logseries", p, size)
 
     def zipf(self, a, size=None):
-        """NumPy's ``zipf`` on the stream's words."""
         return self._numpy("zipf", a, size)
 
     def noncentral_chisquare(self, df, nonc, size=None):
-        """NumPy's ``noncentral_chisquare`` on the stream's words."""
         return self._numpy("noncentral_chisquare", df, nonc, size)
 
     def noncentral_f(self, dfnum, dfden, nonc, size=None):
-        """NumPy's ``noncentral_f`` on the stream's words."""
         return self._numpy("noncentral_f", dfnum, dfden, nonc, size)
 
     def multivariate_hypergeometric(self, colors, nsample, size=None, method="marginals"):
-        """NumPy's ``multivariate_hypergeometric`` on the stream's words."""
         return self._numpy("multivariate_hypergeometric", colors, nsample, size, method)
+
+
+_NUMPY_DOC = """NumPy's ``{name}`` on the stream's words.
+
+Its values are NumPy's algorithm on tandem's words: the same on every CPU
+for the same stream, but not tandem's rule (not cut-invariant or
+addressable, and not on the GPU).  It raises ``OverflowError`` if it draws
+past the end of the lane, the stream left where it was.
+
+Parameters
+----------
+{parameters}size : int or tuple of ints, optional
+    The output's shape, as NumPy's.
+{after}
+Returns
+-------
+int or numpy.ndarray
+    As ``numpy.random.Generator.{name}``.
+
+Examples
+--------
+>>> import tandem
+>>> x = tandem.Generator(1).{name}({example})
+"""
+
+#: NumPy's algorithms on tandem's words: each one's parameters (before ``size``
+#: and after it) and an example call.
+_NUMPY_METHODS = {
+    "hypergeometric": ("ngood, nbad : int or array_like of ints\n    Good and bad items.\n"
+                       "nsample : int or array_like of ints\n    Items drawn.\n",
+                       "", "5, 5, 3, size=2"),
+    "logseries": ("p : float or array_like of floats\n    In ``[0, 1)``.\n", "",
+                  "0.5, size=2"),
+    "zipf": ("a : float or array_like of floats\n    Above 1.\n", "", "2.0, size=2"),
+    "noncentral_chisquare": ("df, nonc : float or array_like of floats\n"
+                             "    Degrees of freedom (positive) and non-centrality.\n",
+                             "", "3.0, 1.0, size=2"),
+    "noncentral_f": ("dfnum, dfden, nonc : float or array_like of floats\n"
+                     "    Degrees of freedom (positive) and non-centrality.\n",
+                     "", "3.0, 5.0, 1.0, size=2"),
+    "multivariate_hypergeometric": (
+        "colors : sequence of ints\n    Items of each color.\nnsample : int\n    Items drawn.\n",
+        "method : {'marginals', 'count'}, optional\n    NumPy's algorithm.\n",
+        "[3, 4, 5], 6, size=2"),
+}
+for _name, (_before, _after, _example) in _NUMPY_METHODS.items():
+    getattr(Generator, _name).__doc__ = _NUMPY_DOC.format(name=_name, parameters=_before,
+                                                          after=_after, example=_example)
 
 
 _LAW_DOC = """{doc}.
