@@ -91,8 +91,10 @@ def test_seed_whitening_vectors():
     assert (x[0], x[2], x[16]) == (0.9829130398628935, 0.47759300283385586, 0.9692135305890753)
     assert _hex(g.words(1)[0]) == ["05e80cec"]
     assert tandem.Tandem(2**128 - 1).key != tandem.Tandem(0).key
+    # beyond the specification's seeds, as NumPy takes any size (docs/spec.md, Seeds)
+    assert tandem.Tandem(2**128) == tandem.Tandem(np.random.SeedSequence(2**128))
     with pytest.raises(ValueError):
-        tandem.Tandem(2**128)
+        tandem.Tandem(-1)
 
 
 def test_fork_rules():
