@@ -373,22 +373,94 @@ class Stream:
 
     def sample(self, population, weights=None, size=None, *, replace=True, out=None,
                threads=None, device=None):
-        """Members of ``population`` (an int ``n`` for ``range(n)``, or an array
-        along its first axis), with or without replacement, uniformly or by
+        """Members of ``population``, with or without replacement, uniformly or by
         ``weights``: ``(sample, next stream)``.
 
-        With replacement it takes one draw per item; without, one draw per
-        member of the population.  See :mod:`tandem.sampling` for the rules.
+        Parameters
+        ----------
+        population : int or array_like
+            ``range(n)`` for an int ``n``, or an array's entries along its
+            first axis.
+        weights : array_like of floats, optional
+            Each member's weight (None: all alike).
+        size : int or tuple of ints, optional
+            The sample's shape (None: one member).
+        replace : bool, optional
+            With replacement: one draw an item.  Without: Fisher–Yates's
+            first ``size`` entries from ``min(size, n - 1)`` draws, O(size)
+            whatever ``n``; with ``weights``, one draw a member
+            (Efraimidis–Spirakis).  :mod:`tandem.sampling` states the rules.
+        out : numpy.ndarray or CUDA array, optional
+            Where to write the sample.
+        threads : int, optional
+            CPU threads, or threads per CUDA block; never changes a bit.
+        device : {None, "cpu", "cuda"}, optional
+            Where the sample is made (None: where the arrays are, else the CPU).
+
+        Returns
+        -------
+        (numpy.ndarray, Stream)
+            The sample and the stream after its draws.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> x, after = tandem.Philox(1).sample(10**12, size=3, replace=False)
+        >>> len(set(x.tolist())), after == tandem.Philox(1).at(6)
+        (3, True)
         """
         return _fills["sample"](self, population, weights, size, replace=replace, out=out,
                                 threads=threads, device=device)
 
     def permutation(self, n, *, threads=None, device=None):
-        """A random permutation of ``range(n)``: ``(int64 array, next stream)``."""
+        """A random permutation of ``range(n)``: ``(int64 array, next stream)``.
+
+        Parameters
+        ----------
+        n : int
+            The population, non-negative.
+        threads : int, optional
+            CPU threads for the draws; never changes a bit.
+        device : {None, "cpu", "cuda"}, optional
+            Where the result goes (the swaps run on the host).
+
+        Returns
+        -------
+        (numpy.ndarray, Stream)
+            Fisher–Yates from the front on ``n - 1`` 64-bit draws
+            (``docs/spec.md``, Sampling), and the stream after them.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> p, after = tandem.Philox(123456).permutation(8)
+        >>> p.tolist()
+        [1, 4, 2, 7, 3, 6, 5, 0]
+        """
         return _fills["permutation"](self, n, threads=threads, device=device)
 
     def shuffle(self, x, *, threads=None):
-        """Shuffle the array ``x`` in place along its first axis: ``(x, next stream)``."""
+        """Shuffle the array ``x`` in place along its first axis: ``(x, next stream)``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray or CUDA array
+            Writeable, with at least one dimension.
+        threads : int, optional
+            CPU threads for the draws; never changes a bit.
+
+        Returns
+        -------
+        (array, Stream)
+            ``x``, now ``x[permutation(len(x))]``, and the stream after the draws.
+
+        Examples
+        --------
+        >>> import numpy as np, tandem
+        >>> x, after = tandem.Philox(123456).shuffle(np.arange(8) * 10)
+        >>> x.tolist()
+        [10, 40, 20, 70, 30, 60, 50, 0]
+        """
         return _fills["shuffle"](self, x, threads=threads)
 
 
