@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import numbers
 
 import numpy as np
@@ -191,20 +192,67 @@ class Stream:
 
     # -- value semantics ------------------------------------------------
     @property
-    def key(self):
+    def key(self) -> tuple:
+        """The key words (2 for Philox, 4 for Threefry), each below ``2**32``.
+
+        Returns
+        -------
+        tuple of int
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Philox(2**32 + 5).key
+        (5, 1)
+        """
         return self._key
 
     @property
-    def lane(self):
+    def lane(self) -> int:
+        """The 64-bit lane: a disjoint sub-sequence of the key's words.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Philox(1).split(7).lane
+        7
+        """
         return self._lane
 
     @property
-    def position(self):
+    def position(self) -> int:
+        """The index of the next 32-bit word, in ``[0, 2**64]``.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Philox(1).words(3)[1].position
+        3
+        """
         return self._position
 
     @property
     def seed(self):
-        """The integer whose little-endian 32-bit words are the key."""
+        """The integer whose little-endian 32-bit words are the key.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Philox(12345).seed
+        12345
+        """
         return sum(k << (32 * i) for i, k in enumerate(self._key))
 
     @classmethod
@@ -239,6 +287,17 @@ class Stream:
         purpose : int or str
             An integer in ``[0, 2**64)`` or a string (hashed, see
             :func:`purpose_word`).
+
+        Returns
+        -------
+        Stream
+            Independent of this stream's position.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Philox(1).sub("noise") == tandem.Philox(1).at(9).sub("noise")
+        True
         """
         word, domain = purpose_word(purpose)
         return self._from_checked(_derive_sub(self.generator, self._key, self._lane, word, domain),
@@ -249,18 +308,69 @@ class Stream:
 
         All ``split`` streams of one stream share one key, derived once, so a
         per-item stream costs no key derivation; distinct ``g`` never overlap.
+
+        Parameters
+        ----------
+        g : int
+            The lane, in ``[0, 2**64)``.
+
+        Returns
+        -------
+        Stream
+            The same key and generator.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> a, b = tandem.Philox(1).split(0), tandem.Philox(1).split(1)
+        >>> a.key == b.key and a.lane != b.lane
+        True
         """
         g = _as_uint(g, "g", _U64_LIMIT)
         return self._from_checked(_derive_split(self.generator, self._key, self._lane), g, 0)
 
     def skip(self, n):
-        """The same stream ``n`` words further on (``n`` may be negative)."""
+        """The same stream ``n`` words further on.
+
+        Parameters
+        ----------
+        n : int
+            Words to move by; negative moves back.
+
+        Returns
+        -------
+        Stream
+            The same key and generator.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Philox(1).skip(5).skip(-2).position
+        3
+        """
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral):
             raise TypeError(f"n must be an integer, got {type(n).__name__}")
         return self.at(self._position + int(n))
 
     def at(self, position):
-        """The same stream at word ``position`` in ``[0, 2**64]``."""
+        """The same stream at word ``position``.
+
+        Parameters
+        ----------
+        position : int
+            In ``[0, 2**64]``.
+
+        Returns
+        -------
+        Stream
+            The same key and generator.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Philox(1).at(4).words(1)[0] == tandem.Philox(1).words(5)[0][4:]
+        array([ True])
+        """
         return self._from_checked(self._key, self._lane,
                                   _as_uint(position, "position", POSITION_LIMIT + 1))
 
@@ -270,21 +380,77 @@ class Stream:
 
     @property
     def word_position(self) -> int:
-        """The index of the next 32-bit word (here the position itself)."""
+        """The index of the next 32-bit word (here the position itself).
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Philox(1).at(8).word_position
+        8
+        """
         return self._position
 
     def at_word(self, w: int) -> "Stream":
-        """The same stream at word ``w`` (here :meth:`at`)."""
+        """The same stream at word ``w`` (here :meth:`at`).
+
+        Parameters
+        ----------
+        w : int
+            The word, in ``[0, word_limit]``.
+
+        Returns
+        -------
+        Stream
+            The same key and generator.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Philox(1).at_word(3) == tandem.Philox(1).at(3)
+        True
+        """
         return self.at(w)
 
     @property
     def kernel_key(self) -> tuple:
-        """The four key words that kernels take (a Philox key's last two are zero)."""
+        """The four key words that kernels take (a Philox key's last two are zero).
+
+        Returns
+        -------
+        tuple of int
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Philox(7).kernel_key
+        (7, 0, 0, 0)
+        """
         return self._key + (0,) * (4 - len(self._key))
 
     def continuation(self, purpose) -> "Stream":
         """The stream whose lane ``g`` continues a rejected draw at word ``g`` of a
-        law with ``purpose``: ``sub(purpose).split(0)``."""
+        law with ``purpose``: ``sub(purpose).split(0)``.
+
+        Parameters
+        ----------
+        purpose : int or str
+            The law's purpose.
+
+        Returns
+        -------
+        Stream
+            The same key and generator.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Philox(1).continuation("x") == tandem.Philox(1).sub("x").split(0)
+        True
+        """
         return self.sub(purpose).split(0)
 
     # -- fills (tandem.distributions and tandem.sampling do the work) -------
@@ -462,6 +628,69 @@ class Stream:
         [10, 40, 20, 70, 30, 60, 50, 0]
         """
         return _fills["shuffle"](self, x, threads=threads)
+
+
+#: The docstring of a fill of :class:`Stream`; the parameters every fill shares
+#: close its Parameters.
+_FILL_DOC = """{summary}
+
+{rule}Parameters
+----------
+{parameters}out : numpy.ndarray or CUDA array, optional
+    Where to write the values (C-contiguous, of the fill's dtype and ``size``).
+threads : int, optional
+    CPU threads, or threads per CUDA block; never changes a bit.
+device : {{None, "cpu", "cuda"}}, optional
+    Where the values are made (None: where ``out`` is, else the CPU).
+
+Returns
+-------
+({returns}, Stream)
+    The values (``docs/spec.md``, Draws) and the stream after their draws.
+
+Examples
+--------
+>>> import tandem
+>>> x, after = tandem.Philox(1).{call}
+>>> {check}
+"""
+_SIZE = "size : int or tuple of ints, optional\n    The output's shape (None: one value).\n"
+_DTYPE = "dtype : dtype, optional\n    {}\n"
+#: Each fill's parameters before ``out``, its values' type, and an example
+#: call with a check of its result.
+_FILLS = {
+    "words": ("n : int\n    How many words.\n", "numpy.ndarray of uint32",
+              "words(4)", "x.dtype.name, after.position\n('uint32', 4)"),
+    "bits": (_SIZE + _DTYPE.format("uint32, uint64 or bool."), "numpy.ndarray",
+             "bits(2, dtype='uint64')", "x.dtype.name, after.position\n('uint64', 4)"),
+    "random": (_SIZE + _DTYPE.format("float64 or float32.")
+               + "interval : {'[0,1)', '(0,1]'}, optional\n    Which end is open.\n",
+               "float or numpy.ndarray", "random(3)", "bool(((0 <= x) & (x < 1)).all())\nTrue"),
+    "integers": ("low, high : int\n    The bounds (``high`` None: ``[0, low)``).\n" + _SIZE
+                 + _DTYPE.format("An integer type.")
+                 + "endpoint : bool, optional\n    Whether ``high`` is included.\n",
+                 "int or numpy.ndarray", "integers(0, 10, 4)",
+                 "bool(((0 <= x) & (x < 10)).all())\nTrue"),
+    "bernoulli": ("p : float\n    The probability of True, in ``[0, 1]``.\n" + _SIZE,
+                  "bool or numpy.ndarray", "bernoulli(0.5, 4)", "x.dtype.name\n'bool'"),
+    "normal": (_SIZE + "loc, scale : float\n    Mean and standard deviation.\n"
+               + _DTYPE.format("float64 or float32.")
+               + "method : {None, 'zig'}, optional\n    f32's ziggurat.\n",
+               "float or numpy.ndarray", "normal(3, loc=1.0)", "x.shape\n(3,)"),
+    "exponential": (_SIZE + "scale : float\n    The mean.\n" + _DTYPE.format("float64 or float32.")
+                    + "method : {'inv', 'zig'}, optional\n    Inversion or a ziggurat.\n",
+                    "float or numpy.ndarray", "exponential(3)", "bool((x > 0).all())\nTrue"),
+    "choice": ("table : tandem.AliasTable\n    The weights' table.\n" + _SIZE,
+               "int or numpy.ndarray of uint32", "choice(tandem.AliasTable([1, 0, 3]), 4)",
+               "set(x.tolist()) <= {0, 2}\nTrue"),
+}
+for _name, (_parameters, _returns, _call, _check) in _FILLS.items():
+    _method = getattr(Stream, _name)
+    _summary, _, _rule = inspect.cleandoc(_method.__doc__).partition("\n\n")
+    _summary = " ".join(_summary.split())
+    _method.__doc__ = _FILL_DOC.format(summary=_summary, rule=_rule + "\n\n" if _rule else "",
+                                       parameters=_parameters, returns=_returns, call=_call,
+                                       check=_check)
 
 
 _LAW_DOC = """{doc}: ``(values, next stream)``.
