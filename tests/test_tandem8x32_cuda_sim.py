@@ -59,36 +59,27 @@ def test_kernel_equals_cpu(law, w0, n):
 
 
 @pytest.mark.parametrize("law", list(LAWS))
-@pytest.mark.parametrize("w0, n, offset", [(1, 1100, 0), (2, 1300, 0), (3, 800, 0),
-                                           (0, 900, 1), (6, 1000, 3), (0, 700, 0)])
-def test_whole_chunks_store_lines_however_the_fill_lies(law, w0, n, offset):
+@pytest.mark.parametrize("w0, n, offset, threads", [
+    (1, 1100, 0, 64), (2, 1300, 0, 64), (3, 800, 0, 64), (0, 900, 1, 64), (6, 1000, 3, 64),
+    (0, 700, 0, 64),
+    (1, 3500, 0, 32), (7, 3300, 0, 32), (2, 3100, 1, 32), (28, 3000, 0, 32), (32, 3200, 5, 32),
+    (0, 3400, 0, 32)])
+def test_whole_chunks_store_lines_however_the_fill_lies(law, w0, n, offset, threads):
     """Fills of several chunk groups (K = 8: 256 words a group), so that whole
     chunks take the test-free path: from starts on and off a block, into
-    ``out`` on and off its 16-byte lines (``offset`` elements into an array)."""
+    ``out`` on and off its 16-byte lines (``offset`` elements into an array).
+
+    With 32 threads a CUDA block holds four chunk groups (1024 words), and
+    the fills of 3000 and more cover whole blocks, which take the staged
+    path, their lines starting anywhere in a row: at its start (``w0`` 0), a
+    value into it, a block (``w0`` 32 into ``out`` 5 elements off its
+    lines), or all but the last block (``w0`` 28)."""
     dtype, params, table = LAWS[law]
     if law.endswith("64") and w0 % 2 or law == "choice" and w0 % 2:
         w0 += 1  # 64-bit draws start at an even word
     want = tandem_cpu.fill(law, KEY, LOG2_K, w0, np.zeros(n, dtype), params, table)
     out = np.full(n + offset, 7, dtype)[offset:]
-    got = tandem_cuda.fill(law, KEY, LOG2_K, w0, out, params, table, threads=64)
-    assert got.tobytes() == want.tobytes()
-
-
-@pytest.mark.parametrize("law", list(LAWS))
-@pytest.mark.parametrize("w0, n, offset", [(1, 3500, 0), (7, 3300, 0), (2, 3100, 1),
-                                           (28, 3000, 0), (32, 3200, 5), (0, 3400, 0)])
-def test_blocks_inside_the_fill_store_whole_lines_through_shared_memory(law, w0, n, offset):
-    """Fills of several blocks of four chunk groups (32 threads, K = 8: 1024
-    words a block), so that the blocks inside the fill take the staged path,
-    its lines starting anywhere in a row: at its start (``w0`` 0), a value
-    into it, a block (``w0`` 32 into ``out`` 5 elements off its lines), or
-    all but the last block (``w0`` 28)."""
-    dtype, params, table = LAWS[law]
-    if law.endswith("64") and w0 % 2 or law == "choice" and w0 % 2:
-        w0 += 1  # 64-bit draws start at an even word
-    want = tandem_cpu.fill(law, KEY, LOG2_K, w0, np.zeros(n, dtype), params, table)
-    out = np.full(n + offset, 7, dtype)[offset:]
-    got = tandem_cuda.fill(law, KEY, LOG2_K, w0, out, params, table, threads=32)
+    got = tandem_cuda.fill(law, KEY, LOG2_K, w0, out, params, table, threads=threads)
     assert got.tobytes() == want.tobytes()
 
 

@@ -215,7 +215,7 @@ class StreamSeedSequence(np.random.SeedSequence):
         spawned = checks.integer(spawned, "spawned")
         if spawned < 0:
             raise ValueError(f"spawned must be non-negative, got {spawned}")
-        super().__init__(sum(int(k) << (32 * i) for i, k in enumerate(stream.key)))
+        super().__init__(stream.seed)  # the key's words as one integer
         self.stream = stream.at(0)
         self._spawned = spawned
         self._lock = threading.Lock()
