@@ -143,6 +143,13 @@ class AliasTable:
     it for the table's lifetime.
 
     Guaranteed across versions: the table of every weight vector.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> table = tandem.AliasTable([1.0, 3.0])
+    >>> table.probabilities().tolist()
+    [0.25, 0.75]
     """
 
     __slots__ = ("_n", "_table", "__weakref__")
@@ -169,12 +176,27 @@ class AliasTable:
 
     @property
     def n(self):
-        """The number of categories."""
+        """The number of categories.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.AliasTable([1.0, 3.0, 0.0]).n
+        3
+        """
         return self._n
 
     @property
     def table(self):
-        """The packed columns (read-only uint64)."""
+        """The packed columns (read-only uint64): threshold above bit 32, alias below.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> table = tandem.AliasTable([1.0, 3.0])
+        >>> table.table.dtype, table.table.flags.writeable
+        (dtype('uint64'), False)
+        """
         return self._table
 
     def __len__(self):
@@ -194,15 +216,52 @@ class AliasTable:
         return f"AliasTable(n={self.n})"
 
     def thresholds(self):
-        """Each column's threshold ``T`` (uint64; ``2**32 - 1`` for a full column)."""
+        """Each column's threshold.
+
+        Returns
+        -------
+        numpy.ndarray of uint64
+            ``T`` of each column: the column keeps its own index when the
+            draw's low 32 bits are below ``T`` (``2**32 - 1`` for a full column).
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.AliasTable([1.0, 3.0]).thresholds().tolist()
+        [2147483648, 4294967295]
+        """
         return self.table >> np.uint64(32)
 
     def aliases(self):
-        """Each column's alias (uint64)."""
+        """Each column's alias.
+
+        Returns
+        -------
+        numpy.ndarray of uint64
+            The index a column gives when its threshold rejects the draw.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.AliasTable([1.0, 3.0]).aliases().tolist()
+        [1, 1]
+        """
         return self.table & np.uint64(0xFFFFFFFF)
 
     def probabilities(self):
-        """The probability of each index that the table implies (float64)."""
+        """The probability of each index that the table implies.
+
+        Returns
+        -------
+        numpy.ndarray of float64
+            Within ``1 / (n 2**32)`` of each weight's share.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.AliasTable([1.0, 1.0, 2.0]).probabilities().tolist()
+        [0.25, 0.25, 0.5]
+        """
         keep = self.thresholds().astype(np.float64) * 2.0**-THRESHOLD_BITS
         p = keep.copy()
         np.add.at(p, self.aliases().astype(np.intp), 1.0 - keep)

@@ -222,11 +222,42 @@ class StreamSeedSequence(np.random.SeedSequence):
 
     @property
     def n_children_spawned(self) -> int:
-        """How many children were spawned, over this seed sequence's whole life."""
+        """How many children were spawned, over this seed sequence's whole life.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> seq = tandem.StreamSeedSequence(tandem.Philox(1))
+        >>> _ = seq.spawn(3)
+        >>> seq.n_children_spawned
+        3
+        """
         return self._spawned
 
     def spawn(self, n_children: int) -> list:
-        """The next ``n_children`` child streams (a list of ``tandem.Stream``)."""
+        """The next child streams: child ``k`` is ``stream.sub("tandem.spawn").split(k)``.
+
+        Safe across threads: two calls never return the same child.
+
+        Parameters
+        ----------
+        n_children : int
+            How many children, non-negative.
+
+        Returns
+        -------
+        list of tandem.Stream
+            Children ``n_children_spawned`` on, in order.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> seq = tandem.StreamSeedSequence(tandem.Philox(1))
+        >>> first, = seq.spawn(1)
+        >>> second, = seq.spawn(1)
+        >>> second == tandem.Philox(1).sub("tandem.spawn").split(1)
+        True
+        """
         n = checks.integer(n_children, "n_children")
         if n < 0:
             raise ValueError(f"n_children must be non-negative, got {n_children}")
@@ -237,8 +268,29 @@ class StreamSeedSequence(np.random.SeedSequence):
         return [base.split(first + k) for k in range(n)]
 
     def generate_state(self, n_words: int, dtype=np.uint32) -> np.ndarray:
-        """``n_words`` words to seed another bit generator with: the first words
-        (``uint32``) or 64-bit draws (``uint64``) of ``stream.sub("tandem.seed_state")``."""
+        """Words to seed another bit generator with.
+
+        Parameters
+        ----------
+        n_words : int
+            How many words, non-negative.
+        dtype : {numpy.uint32, numpy.uint64}
+            The words' width.
+
+        Returns
+        -------
+        numpy.ndarray of dtype
+            The first words (``uint32``) or 64-bit draws (``uint64``) of
+            ``stream.sub("tandem.seed_state")``.
+
+        Examples
+        --------
+        >>> import numpy as np, tandem
+        >>> seq = tandem.StreamSeedSequence(tandem.Philox(1))
+        >>> state = seq.generate_state(4)
+        >>> bool(np.all(state == tandem.Philox(1).sub("tandem.seed_state").bits(4)[0]))
+        True
+        """
         dtype = np.dtype(dtype)
         if dtype not in (np.uint32, np.uint64):
             raise TypeError(f"dtype must be uint32 or uint64, got {dtype}")
@@ -265,6 +317,8 @@ class StreamBitGenerator(np.random.BitGenerator):
     seed_seq : StreamSeedSequence, optional
         What :meth:`spawn` spawns from; by default one on ``stream``.
 
+    Notes
+    -----
     It is a ``numpy.random.BitGenerator`` (so NumPy pickles and copies the
     Generators made on it), with the capsule, lock and seed sequence of its own.
 

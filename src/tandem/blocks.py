@@ -37,14 +37,27 @@ def philox4x32(counter, key, rounds=10, *, backend="cpu"):
     Parameters
     ----------
     counter : array_like of uint32, shape (..., 4)
+        The counters.
     key : array_like of uint32, shape (..., 2)
         Broadcast against ``counter``'s leading dimensions.
     rounds : int
         10 is the standard (and tandem's) choice.
+    backend : {"cpu", "cuda", "reference"}
+        Where the rounds run; ``"reference"`` computes in Python integers.
 
     Returns
     -------
     numpy.ndarray of uint32, shape (..., 4)
+        The block of each counter under its key.
+
+    Examples
+    --------
+    Random123's known-answer vector (``kat_vectors``: philox4x32, 10 rounds, all ones):
+
+    >>> import tandem
+    >>> ones = 0xFFFFFFFF
+    >>> [hex(int(w)) for w in tandem.philox4x32([ones] * 4, [ones] * 2)]
+    ['0x408f276d', '0x41c83b0e', '0xa20bc7c6', '0x6d5451fd']
     """
     return _apply("philox4x32", counter, key, 2, rounds, backend)
 
@@ -55,13 +68,26 @@ def threefry4x32(counter, key, rounds=20, *, backend="cpu"):
     Parameters
     ----------
     counter : array_like of uint32, shape (..., 4)
+        The counters.
     key : array_like of uint32, shape (..., 4)
         Broadcast against ``counter``'s leading dimensions.
     rounds : int
         20 is the standard (and tandem's) choice.
+    backend : {"cpu", "cuda", "reference"}
+        Where the rounds run; ``"reference"`` computes in Python integers.
 
     Returns
     -------
     numpy.ndarray of uint32, shape (..., 4)
+        The block of each counter under its key.
+
+    Examples
+    --------
+    Random123's known-answer vector (``kat_vectors``: threefry4x32, 20 rounds, all ones):
+
+    >>> import tandem
+    >>> ones = 0xFFFFFFFF
+    >>> [hex(int(w)) for w in tandem.threefry4x32([ones] * 4, [ones] * 4)]
+    ['0x2a881696', '0x57012287', '0xf6c7446e', '0xa16a6732']
     """
     return _apply("threefry4x32", counter, key, 4, rounds, backend)

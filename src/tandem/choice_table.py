@@ -88,6 +88,7 @@ class ChoiceTable:
 
     Examples
     --------
+    >>> from tandem import ChoiceTable
     >>> t = ChoiceTable([1, 2, 3, 4])
     >>> hex(t.capacity), t.alias.tolist()
     ('0x1400000000000000', [2, 3, 3, 3])

@@ -261,6 +261,7 @@ def bootstrap_filters(client, roots, model, observations, n_particles, **options
     Parameters
     ----------
     client : distributed.Client
+        The cluster's client.
     roots : sequence of tandem.Stream
         Filter ``f``'s stream (as :func:`tandem.smc.bootstrap_filter`'s ``root``).
     model : object
@@ -268,6 +269,7 @@ def bootstrap_filters(client, roots, model, observations, n_particles, **options
     observations : sequence of array_like
         Filter ``f``'s data, one entry a stream.
     n_particles : int
+        Particles a filter.
     **options
         :func:`tandem.smc.bootstrap_filter`'s keywords (``resampling``,
         ``ess_threshold``, ``device``: ``"cuda"`` runs each on its worker's GPU).
@@ -281,8 +283,18 @@ def bootstrap_filters(client, roots, model, observations, n_particles, **options
 
     Examples
     --------
-    >>> # results = tandem.dask.bootstrap_filters(client, [root.split(f) for f in
-    >>> #     range(100)], smc.LinearGaussian(0.9, 0.3, 0.5), ys, 4096)
+    >>> import numpy as np, tandem, tandem.dask
+    >>> from distributed import Client
+    >>> from tandem import smc
+    >>> client = Client(processes=False, n_workers=1, dashboard_address=":0")
+    >>> root, ys = tandem.Philox(1), [np.zeros(5), np.ones(5)]
+    >>> model = smc.LinearGaussian(0.9, 0.3, 0.5)
+    >>> results = tandem.dask.bootstrap_filters(client, [root.split(0), root.split(1)],
+    ...                                         model, ys, 64)
+    >>> local = smc.bootstrap_filter(root.split(1), model, ys[1], 64)
+    >>> bool(results[1].log_likelihood == local.log_likelihood)
+    True
+    >>> client.close()
     """
     from .smc import bootstrap_filter
 
@@ -311,7 +323,16 @@ def batch_filters(client, root, model, observations, n_particles, *, resampling=
     Parameters
     ----------
     client : distributed.Client
-    root, model, observations, n_particles, resampling
+        The cluster's client; its workers have GPUs.
+    root : tandem.Stream
+        As :func:`tandem.smc.batch_filters`.
+    model : object
+        As :func:`tandem.smc.batch_filters`.
+    observations : array_like
+        Shape ``(T, F)``: filter ``f``'s data is column ``f``.
+    n_particles : int
+        Particles a filter.
+    resampling : str
         As :func:`tandem.smc.batch_filters`.
     tasks : int, optional
         How many blocks of columns (at most one a filter); default one a worker.
@@ -325,8 +346,10 @@ def batch_filters(client, root, model, observations, n_particles, *, resampling=
 
     Examples
     --------
-    >>> # result = tandem.dask.batch_filters(client, tandem.Philox(1),
-    >>> #     smc.LinearGaussian(0.9, 0.3, 0.5), ys, 256)   # ys: shape (T, F)
+    A cluster of GPU workers (the fused kernel runs on CUDA alone):
+
+    >>> result = tandem.dask.batch_filters(client, tandem.Philox(1),
+    ...     smc.LinearGaussian(0.9, 0.3, 0.5), ys, 256)  # doctest: +SKIP
     """
     from .smc import BatchResult
     from .smc import batch_filters as fused

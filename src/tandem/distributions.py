@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-from . import arrays, checks, engine
+from . import arrays, checks, engine, law_methods
 from .backends import affine
 from .alias import AliasTable
 from .kinds import LOC, SCALE, float_word, probability_words
@@ -44,7 +44,6 @@ def bits(stream, size=None, *, dtype=np.uint32, out=None, threads=None, device=N
 
 def bits_at(stream, index, *, dtype=np.uint32, threads=None, device=None,
             backend=None):
-    """Elements ``index`` of ``stream.bits(...)``, each computed alone."""
     return engine.run_at(stream, _bits(dtype), index, threads, device, backend)
 
 
@@ -79,7 +78,6 @@ def random(stream, size=None, *, dtype=np.float64, interval="[0,1)", out=None, t
 
 def random_at(stream, index, *, dtype=np.float64, interval="[0,1)", threads=None,
               device=None, backend=None):
-    """Elements ``index`` of ``stream.random(...)``, each computed alone."""
     return engine.run_at(stream, random_spec(dtype, interval), index, threads, device, backend)
 
 
@@ -125,7 +123,6 @@ def integers(stream, low, high=None, size=None, *, dtype=np.int64, endpoint=Fals
 
 def integers_at(stream, index, low, high=None, *, dtype=np.int64, endpoint=False, threads=None,
                 device=None, backend=None):
-    """Elements ``index`` of ``stream.integers(low, high, ...)``, each computed alone."""
     return engine.run_at(stream, _integers(low, high, dtype, endpoint), index, threads, device,
                    backend)
 
@@ -142,7 +139,6 @@ def bernoulli(stream, p, size=None, *, out=None, threads=None, device=None, back
 
 
 def bernoulli_at(stream, index, p, *, threads=None, device=None, backend=None):
-    """Elements ``index`` of ``stream.bernoulli(p, ...)``, each computed alone."""
     return engine.run_at(stream, _bernoulli(p), index, threads, device, backend)
 
 
@@ -238,7 +234,6 @@ def normal(stream, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, method=No
 
 def normal_at(stream, index, *, loc=0.0, scale=1.0, dtype=np.float64, method=None,
               threads=None, device=None, backend=None):
-    """Elements ``index`` of ``stream.normal(...)``, each computed alone."""
     if is_array(loc) or is_array(scale):
         finish, device, _ = located(dtype, None, device, index, True, loc, scale)
         return engine.run_at(stream, normal_spec(-0.0, 1.0, dtype, method), index, threads, device,
@@ -261,7 +256,6 @@ def exponential(stream, size=None, *, scale=1.0, dtype=np.float64, method="inv",
 
 def exponential_at(stream, index, *, scale=1.0, dtype=np.float64, method="inv", threads=None,
                    device=None, backend=None):
-    """Elements ``index`` of ``stream.exponential(...)``, each computed alone."""
     if is_array(scale):
         finish, device, _ = located(dtype, None, device, index, True, scale=scale)
         return engine.run_at(stream, _exponential(1.0, dtype, method), index, threads, device,
@@ -284,9 +278,34 @@ def choice(stream, table, size=None, *, out=None, threads=None, device=None, bac
 
 
 def choice_at(stream, index, table, *, threads=None, device=None, backend=None):
-    """Elements ``index`` of ``stream.choice(table, ...)``, each computed alone."""
     return engine.run_at(stream, _choice(table), index, threads, device, backend)
 
+
+_DTYPE = "    The values' type.\n"
+for _function, _parameters, _returns, _example in (
+        (bits_at, "dtype : {uint32, uint64, bool}\n" + _DTYPE, "``dtype`` values",
+         "dtype='uint64', "),
+        (random_at, "dtype : {float64, float32}\n" + _DTYPE
+         + "interval : {'[0,1)', '(0,1]'}\n    The interval of the values.\n",
+         "``dtype`` values", "dtype='float32', "),
+        (integers_at, "low, high : int\n    The interval ``[low, high)``; ``high=None`` means "
+         "``[0, low)``.\ndtype : {int64, int32, int16, int8, uint64, uint32, uint16, uint8}\n"
+         + _DTYPE + "endpoint : bool\n    Whether ``high`` is included.\n", "``dtype`` values",
+         "0, 10, "),
+        (bernoulli_at, "p : float\n    The probability of True, in ``[0, 1]``.\n", "bool values",
+         "0.3, "),
+        (normal_at, "loc, scale : float or array_like of floats\n    Mean and standard deviation."
+         "\ndtype : {float64, float32}\n" + _DTYPE
+         + "method : {None, 'zig', 'bm'}\n    The rule (:meth:`tandem.Stream.normal`).\n",
+         "``dtype`` values", "loc=1.0, scale=2.0, "),
+        (exponential_at, "scale : float or array_like of floats\n    The mean.\n"
+         "dtype : {float64, float32}\n" + _DTYPE
+         + "method : {'inv', 'zig'}\n    The rule (:meth:`tandem.Stream.exponential`).\n",
+         "``dtype`` values", "scale=2.0, "),
+        (choice_at, "table : tandem.AliasTable\n    The weights, prepared once.\n",
+         "Indices of the table's ``index_dtype``", "tandem.AliasTable([0.2, 0.8]), ")):
+    _function.__doc__ = law_methods.at_doc(_function.__name__[:-3], _parameters, _returns,
+                                           _example, backend=True)
 
 register_fills(bits=bits, random=random, integers=integers, bernoulli=bernoulli, normal=normal,
                exponential=exponential, choice=choice)

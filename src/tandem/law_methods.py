@@ -45,6 +45,52 @@ def example(law: Law) -> str:
     return "".join(f"{p!r}, " for p in law.parameter_sets[0])
 
 
+_AT_DOC = """Elements ``index`` of ``Stream.{name}``'s fill, each computed alone.
+
+Parameters
+----------
+stream : tandem.Stream
+    Where the fill starts.
+index : int or array_like of int
+    The elements (non-negative; a CuPy array keeps them on the GPU).
+{parameters}threads : int, optional
+    CPU threads, or threads per CUDA block; never changes a bit.
+device : {{None, "cpu", "cuda"}}, optional
+    Where the values are made (None: where ``index`` is).
+{backend}
+Returns
+-------
+numpy.ndarray or cupy.ndarray
+    ``index``'s shape; element ``j`` is element ``index[j]`` of
+    ``stream.{name}(...)`` (array parameters broadcast to ``index``'s shape,
+    element ``j`` taking the parameters at ``j``).  {returns}.
+
+Examples
+--------
+>>> import tandem
+>>> s = tandem.Philox(1)
+>>> bool(tandem.{name}_at(s, [2], {example})[0] == s.{name}({example}size=3)[0][2])
+True
+"""
+
+_BACKEND_DOC = """backend : {None, "cpu", "cuda", "reference"}, optional
+    The backend by name, None for the output's device's; ``"reference"``
+    computes in Python integers (:mod:`tandem.backends.reference`).
+"""
+
+
+def at_doc(name: str, parameters: str, returns: str, example: str, backend: bool = False) -> str:
+    """The numpydoc text of ``tandem.<name>_at``.
+
+    ``parameters`` is the numpydoc entry of the law's own parameters,
+    ``returns`` the values' description and ``example`` the arguments of a
+    call that both the function and the fill take, each followed by ``", "``;
+    ``backend``: whether the function takes ``backend=``.
+    """
+    return _AT_DOC.format(name=name, parameters=parameters, returns=returns, example=example,
+                          backend=_BACKEND_DOC if backend else "")
+
+
 def make(name: str, source: str, namespace: dict, doc: str, module: str,
          qualname: str) -> Callable:
     """The function ``name`` that ``source`` defines with the globals ``namespace``."""

@@ -641,35 +641,6 @@ def _two_part_at(stream, name, index, params, threads, device, backend):
 
 # -- made from the law records ---------------------------------------------------------
 
-_AT_DOC = """Elements ``index`` of ``Stream.{name}``'s fill, each computed alone.
-
-Parameters
-----------
-stream : tandem.Stream
-    Where the fill starts.
-index : int or array_like of int
-    The elements (non-negative; a CuPy array keeps them on the GPU).
-{parameters}threads : int, optional
-    CPU threads, or threads per CUDA block; never changes a bit.
-device : {{None, "cpu", "cuda"}}, optional
-    Where the values are made (None: where ``index`` is).
-
-Returns
--------
-numpy.ndarray or cupy.ndarray
-    ``index``'s shape; element ``j`` is element ``index[j]`` of
-    ``stream.{name}(...)`` (array parameters broadcast to ``index``'s shape,
-    element ``j`` taking the parameters at ``j``).  {returns}.
-
-Examples
---------
->>> import tandem
->>> s = tandem.Philox(1)
->>> bool(tandem.{name}_at(s, [2], {example})[0] == s.{name}({example}size=3)[0][2])
-True
-"""
-
-
 def _at_function(law):
     """``tandem.<law.name>_at``: :func:`at` of the law, with its parameters by name."""
     name = f"{law.name}_at"
@@ -677,9 +648,9 @@ def _at_function(law):
               "device=None):\n"
               f"    return at(stream, {law.name!r}, index, {law_methods.arguments(law)}"
               "threads=threads, device=device)\n")
-    doc = _AT_DOC.format(name=law.name, parameters=law_methods.parameters_doc(law),
-                         returns="int64 counts" if law.counts else "float64 values",
-                         example=law_methods.example(law))
+    doc = law_methods.at_doc(law.name, law_methods.parameters_doc(law),
+                             "int64 counts" if law.counts else "float64 values",
+                             law_methods.example(law))
     return law_methods.make(name, source, {"at": at}, doc, "tandem", name)
 
 

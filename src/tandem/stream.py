@@ -106,6 +106,24 @@ def purpose_word(purpose):
     its UTF-8 encoding, in the string domain, so no string collides with an
     integer by construction.  Strings that start with ``"tandem."`` are
     reserved for the library's own purposes.
+
+    Parameters
+    ----------
+    purpose : int or str
+        An integer in ``[0, 2**64)`` or a string.
+
+    Returns
+    -------
+    word : int
+        The 64-bit word.
+    domain : int
+        The domain of integers or that of strings.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> tandem.purpose_word(5)[0], tandem.purpose_word("noise")[1] != tandem.purpose_word(5)[1]
+    (5, True)
     """
     if isinstance(purpose, str):
         try:
@@ -159,8 +177,10 @@ class Stream:
         system, as NumPy does, so two calls give different streams.
     key : tuple of int, optional
         The key words themselves, instead of a seed.
-    lane, position : int
-        The lane (default 0) and the position (default 0).
+    lane : int
+        The lane, default 0.
+    position : int
+        The position, default 0.
 
     Attributes
     ----------
@@ -170,6 +190,14 @@ class Stream:
         The 64-bit lane: a disjoint sub-sequence of the key's words.
     position : int
         The index of the next 32-bit word, in ``[0, 2**64]``.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> s = tandem.Philox(7, lane=3)
+    >>> x, s = s.random(2)
+    >>> s.lane, s.position
+    (3, 4)
     """
 
     __slots__ = ("_key", "_lane", "_position")
@@ -743,11 +771,22 @@ del _law
 
 
 class Philox(Stream):
-    """A Philox4x32-10 stream; an integer ``seed`` in ``[0, 2**64)`` is the key
-    ``(lo32, hi32)`` (for other seeds see :class:`Stream`).
+    """A Philox4x32-10 stream: Random123's words, and cuRAND's.
 
     Same words as cuRAND's Philox4_32_10 device API with ``curand_init(seed,
     lane, position)``.
+
+    Parameters
+    ----------
+    seed : int, sequence of int, numpy.random.SeedSequence or None
+        An integer in ``[0, 2**64)`` is the key ``(lo32, hi32)``; other
+        seeds as :class:`Stream` takes them.
+    key : tuple of int, optional
+        The two key words themselves, instead of a seed.
+    lane : int
+        The 64-bit lane, default 0.
+    position : int
+        The index of the next 32-bit word, default 0.
 
     Examples
     --------
@@ -767,8 +806,19 @@ class Philox(Stream):
 
 
 class Threefry(Stream):
-    """A Threefry4x32-20 stream; an integer ``seed`` in ``[0, 2**128)`` gives the
-    key's four little-endian 32-bit words (for other seeds see :class:`Stream`).
+    """A Threefry4x32-20 stream: Random123's words.
+
+    Parameters
+    ----------
+    seed : int, sequence of int, numpy.random.SeedSequence or None
+        An integer in ``[0, 2**128)`` gives the key's four little-endian
+        32-bit words; other seeds as :class:`Stream` takes them.
+    key : tuple of int, optional
+        The four key words themselves, instead of a seed.
+    lane : int
+        The 64-bit lane, default 0.
+    position : int
+        The index of the next 32-bit word, default 0.
 
     Examples
     --------

@@ -150,7 +150,22 @@ class Tandem(Stream):
 
     @classmethod
     def from_key(cls, key, position: int = 0, K: int = 32) -> "Tandem":
-        """The stream with the raw ``key`` (four words) at bit ``position`` (below ``2**63``).
+        """The stream of a raw key, with no seed whitening.
+
+        Parameters
+        ----------
+        key : sequence of int
+            The four key words, each in ``[0, 2**32)``.
+        position : int
+            The bit position, in ``[0, 2**63)``.
+        K : int
+            The chunk length: a power of two in ``[1, 65536]``.
+
+        Returns
+        -------
+        Tandem
+            The stream ``(key, position, K)``, as the specification
+            transports it (section 7).
 
         Examples
         --------
@@ -172,19 +187,50 @@ class Tandem(Stream):
     # -- value semantics --------------------------------------------------
     @property
     def key(self) -> tuple:
+        """The four key words, each in ``[0, 2**32)``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Tandem.from_key((1, 2, 3, 4)).key
+        (1, 2, 3, 4)
+        """
         return self._key
 
     @property
     def position(self) -> int:
+        """The bit position of the next draw, in ``[0, 2**64)``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Tandem(1).words(3)[1].position
+        96
+        """
         return self._position
 
     @property
     def K(self) -> int:  # noqa: N802 (the specification's name)
+        """The chunk length, a power of two in ``[1, 65536]``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Tandem(1).K, tandem.Tandem(1, K=8).K
+        (32, 8)
+        """
         return 1 << self._log2_k
 
     @property
     def variant(self) -> str:
-        """The variant name that transports ``K``: ``"Tandem8x32-K32"``."""
+        """The variant name that transports ``K``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Tandem(1).variant
+        'Tandem8x32-K32'
+        """
         return f"Tandem8x32-K{self.K}"
 
     def __eq__(self, other):
@@ -204,40 +250,137 @@ class Tandem(Stream):
         return (_rebuild, (self._key, self._position, self.K))
 
     def at(self, position: int) -> "Tandem":
-        """The same key at bit ``position`` in ``[0, 2**63)``; the cost does not
-        depend on the distance."""
+        """The same key at another bit position.
+
+        The cost does not depend on the distance.
+
+        Parameters
+        ----------
+        position : int
+            The bit position, in ``[0, 2**63)``.
+
+        Returns
+        -------
+        Tandem
+            The same key and chunk length at ``position``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> g = tandem.Tandem.from_key((1, 2, 3, 4))
+        >>> g.at(64).words(2)[0].tolist() == g.words(4)[0][2:].tolist()
+        True
+        """
         return self._of(self._key, _as_uint(position, "position", START_LIMIT), self._log2_k)
 
     def _moved(self, position):
         return self._of(self._key, position, self._log2_k)
 
     def skip(self, n: int) -> "Tandem":
-        """The same key ``n`` bits further on (``n`` may be negative)."""
+        """The same key ``n`` bits further on.
+
+        Parameters
+        ----------
+        n : int
+            Bits to move; negative moves back.  The result's position must
+            lie in ``[0, 2**63)``.
+
+        Returns
+        -------
+        Tandem
+            The same key at ``position + n``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Tandem(1).skip(100).skip(-36).position
+        64
+        """
         return self.at(self._position + operator.index(n))
 
     # -- the engine's view (tandem.Stream) ----------------------------------
     @property
     def word_position(self) -> int:
-        """The index of the next whole 32-bit word: the bit position rounded up."""
+        """The index of the next whole 32-bit word: the bit position rounded up.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Tandem(1).at(33).word_position
+        2
+        """
         return -(-self._position // 32)
 
     def at_word(self, w: int) -> "Tandem":
-        """The same key at the start of word ``w``."""
+        """The same key at the start of a 32-bit word.
+
+        Parameters
+        ----------
+        w : int
+            The word index; the position becomes ``32 w``.
+
+        Returns
+        -------
+        Tandem
+            The same key at bit ``32 w``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Tandem(1).at_word(3).position
+        96
+        """
         return self._moved(32 * w)
 
     @property
     def kernel_key(self) -> tuple:
-        """The key words with ``log2(K)`` above bit 32 of the first
-        (:func:`tandem.core.tandem8x32.lane_block_at`)."""
+        """The key words as the kernels take them: ``log2(K)`` above bit 32 of the first.
+
+        See :func:`tandem.core.tandem8x32.lane_block_at`.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> tandem.Tandem.from_key((1, 2, 3, 4), K=8).kernel_key == (1 | 3 << 32, 2, 3, 4)
+        True
+        """
         return (self._key[0] | self._log2_k << 32,) + self._key[1:]
 
     def continuation(self, purpose) -> "Tandem":
-        """``sub(purpose)``, whose ``split(g)`` continues a rejected draw at word ``g``."""
+        """The stream whose ``split(g)`` continues a law's rejected draw at word ``g``.
+
+        Parameters
+        ----------
+        purpose : int or str
+            The law's purpose, as :meth:`sub` takes it.
+
+        Returns
+        -------
+        Tandem
+            ``sub(purpose)``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> g = tandem.Tandem(1)
+        >>> g.continuation("tandem.sample") == g.sub("tandem.sample")
+        True
+        """
         return self.sub(purpose)
 
     # -- children (SPEC.md section 6) ------------------------------------
     def split(self, i: int) -> "Tandem":
-        """Child ``i`` (in ``[0, 2**64)``) of the key alone, at the parent's position.
+        """Child ``i`` of the key alone, at the parent's position (section 6).
+
+        Parameters
+        ----------
+        i : int
+            The child's index, in ``[0, 2**64)``.
+
+        Returns
+        -------
+        Tandem
+            The child: a key of its own, the parent's position and ``K``.
 
         Examples
         --------
@@ -249,20 +392,50 @@ class Tandem(Stream):
         return self._child(_t.split_key(*self._words(), _U(i)), self._position)
 
     def sub(self, purpose) -> "Tandem":
-        """``purpose(u)``: the child for a purpose, at the parent's position.
+        """The specification's ``purpose(u)``: the child for a purpose, at the parent's position.
 
-        ``purpose`` is an integer in ``[0, 2**64)`` (the specification's ``u``)
-        or a string, hashed to 64 bits as :func:`tandem.purpose_word` does.
+        Parameters
+        ----------
+        purpose : int or str
+            An integer in ``[0, 2**64)`` (the specification's ``u``) or a
+            string, hashed to 64 bits as :func:`tandem.purpose_word` does.
+
+        Returns
+        -------
+        Tandem
+            The child: a key of its own, the parent's position and ``K``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> g = tandem.Tandem(1)
+        >>> g.at(64).sub("noise").position, g.sub("noise").key == g.at(64).sub("noise").key
+        (64, True)
         """
         u, _ = purpose_word(purpose)
         return self._child(_t.purpose_key(*self._words(), _U(u)), self._position)
 
     def fork(self, n: int):
-        """``n`` children (``0 <= n <= 2**33``) of the current block, and the parent
-        moved past it: ``(list of Tandem, next stream)``.
+        """Children of the current 128-bit block, and the parent moved past it.
 
-        The children start at position 0; the parent moves to the next block
-        boundary, even for ``n = 0``.
+        Parameters
+        ----------
+        n : int
+            The number of children, in ``[0, 2**33]``.
+
+        Returns
+        -------
+        children : list of Tandem
+            ``n`` streams at position 0, each with a key of its own.
+        next : Tandem
+            The parent at the next block boundary, even for ``n = 0``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> children, g = tandem.Tandem(1).at(5).fork(2)
+        >>> [c.position for c in children], g.position
+        ([0, 0], 128)
         """
         n = _as_uint(n, "n", 2**33 + 1)
         b = self._position >> 7
@@ -300,7 +473,29 @@ class Tandem(Stream):
 
     # -- raw draws (SPEC.md section 5) -------------------------------------
     def words(self, n: int, *, threads=None):
-        """``n`` raw 32-bit words: ``(uint32 array, next stream)``."""
+        """Raw 32-bit words.
+
+        Parameters
+        ----------
+        n : int
+            The number of words.
+        threads : int, optional
+            CPU threads; never changes a bit.
+
+        Returns
+        -------
+        values : numpy.ndarray of uint32
+            The ``n`` words from the next whole word on.
+        next : Tandem
+            The stream past the draws.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> words, g = tandem.Tandem.from_key((1, 2, 3, 4)).words(3)
+        >>> words.tolist(), g.position
+        ([173788048, 1845401788, 2517768586], 96)
+        """
         return self.bits(n, dtype=np.uint32, threads=threads)
 
     def bits(self, size=None, *, dtype=np.uint32, out=None, threads=None, device=None):
@@ -310,7 +505,26 @@ class Tandem(Stream):
         ``"uint128"``/``"int128"`` (128-bit draws as ``(..., 2)`` uint64 or
         int64 arrays of their low and high halves).  Each draw is aligned to
         its width and read little-endian; signed types are two's complement.
-        ``out``, an array of ``dtype``, takes the values of 32- and 64-bit draws.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            The output's shape; None draws one value.
+        dtype : dtype or {"uint128", "int128"}
+            The draw's type and width.
+        out : numpy.ndarray or cupy.ndarray, optional
+            A C-contiguous array of ``dtype`` to fill (32- and 64-bit draws).
+        threads : int, optional
+            CPU threads; never changes a bit.
+        device : {None, "cpu", "cuda"}, optional
+            Where a new array is made: "cuda" makes a CuPy array.
+
+        Returns
+        -------
+        values : numpy.ndarray, cupy.ndarray or scalar
+            ``size``'s shape (with a last axis of 2 for 128-bit draws).
+        next : Tandem
+            The stream past the draws.
 
         Examples
         --------
@@ -361,7 +575,27 @@ class Tandem(Stream):
         float64: ``(raw >> 11) 2**-53`` of a 64-bit draw; float32: ``(raw >> 8)
         2**-24`` of a 32-bit draw; float16: ``(raw >> 5) 2**-11`` of a 16-bit
         draw.  complex128 and complex64 take the real part, then the imaginary
-        part, from consecutive draws.  ``out``: an array of ``dtype`` to fill.
+        part, from consecutive draws.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            The output's shape; None draws one value.
+        dtype : dtype
+            float64, float32, float16, complex128 or complex64.
+        out : numpy.ndarray or cupy.ndarray, optional
+            A C-contiguous array of ``dtype`` to fill.
+        threads : int, optional
+            CPU threads; never changes a bit.
+        device : {None, "cpu", "cuda"}, optional
+            Where a new array is made: "cuda" makes a CuPy array.
+
+        Returns
+        -------
+        values : numpy.ndarray, cupy.ndarray or float
+            Values in ``[0, 1)``, ``size``'s shape.
+        next : Tandem
+            The stream past the draws.
 
         Examples
         --------
@@ -393,6 +627,27 @@ class Tandem(Stream):
 
         ``u = floor(raw 1112064 / 2**64)`` of a 64-bit draw, plus ``0x800`` from
         ``0xd800`` on, so that no surrogate appears.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            The output's shape; None draws one value.
+        threads : int, optional
+            CPU threads; never changes a bit.
+
+        Returns
+        -------
+        values : numpy.ndarray of dtype <U1, or str
+            One character an element.
+        next : Tandem
+            The stream past the draws.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> chars, g = tandem.Tandem(1).chars(5)
+        >>> chars.shape, g.position
+        ((5,), 320)
         """
         shape, n = _shape(size)
         p, end = self._span(64, n)
@@ -414,6 +669,26 @@ class Tandem(Stream):
         ``purpose(P_w)`` of the key, ``g`` the draw's index in the stream.  A
         scalar (``size=None``) rejects onto the next draws of the stream.  An
         empty fill leaves the position as it is.
+
+        Parameters
+        ----------
+        bound : int
+            The bound, in ``[0, 2**64]``.
+        size : int or tuple of int, optional
+            The output's shape; None draws one value.
+        width : {None, 32, 64}
+            The draw width.
+        threads : int, optional
+            CPU threads; never changes a bit.
+        device : {None, "cpu", "cuda"}, optional
+            Where a new array is made: "cuda" makes a CuPy array.
+
+        Returns
+        -------
+        values : numpy.ndarray of uint32 or uint64, or scalar
+            Values in ``[0, bound)``.
+        next : Tandem
+            The stream past the draws.
 
         Examples
         --------
@@ -457,6 +732,35 @@ class Tandem(Stream):
         :meth:`below` of ``high - low`` (plus one with ``endpoint``), plus
         ``low``; ``high=None`` means ``[0, low)``.  The values do not depend on
         ``dtype``.
+
+        Parameters
+        ----------
+        low : int
+            The lowest value (the bound when ``high`` is None).
+        high : int, optional
+            One past the highest value (the highest with ``endpoint``).
+        size : int or tuple of int, optional
+            The output's shape; None draws one value.
+        dtype : dtype
+            An integer type that holds the interval.
+        endpoint : bool
+            Whether ``high`` is included.
+        threads : int, optional
+            CPU threads; never changes a bit.
+
+        Returns
+        -------
+        values : numpy.ndarray or NumPy scalar of dtype
+            Values in the interval.
+        next : Tandem
+            The stream past the draws.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> values, g = tandem.Tandem.from_key((1, 2, 3, 4)).integers(1, 7, 5)
+        >>> values.tolist(), g.position
+        ([1, 3, 4, 5, 2], 160)
         """
         if high is None:
             low, high = 0, low
@@ -488,8 +792,40 @@ class Tandem(Stream):
         ``scale`` is given, ``fma(z, scale, loc)`` rounded once as every
         tandem fill does; either may be an array that broadcasts to the
         output's shape.  An empty float32 fill leaves the position.
-        ``out``: an array of ``dtype`` to fill.  ``method="zig"``: tandem's own
-        rule of that name (:meth:`tandem.Stream.normal`) on this stream.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            The output's shape; None draws one value.
+        loc : float or array_like of floats
+            The mean.
+        scale : float or array_like of floats
+            The standard deviation, non-negative.
+        dtype : dtype
+            float64 or float32.
+        method : {None, "zig"}
+            None: the specification's rule; ``"zig"``: tandem's own rule of
+            that name (:meth:`tandem.Stream.normal`) on this stream.
+        out : numpy.ndarray or cupy.ndarray, optional
+            A C-contiguous array of ``dtype`` to fill.
+        threads : int, optional
+            CPU threads; never changes a bit.
+        device : {None, "cpu", "cuda"}, optional
+            Where a new array is made: "cuda" makes a CuPy array.
+
+        Returns
+        -------
+        values : numpy.ndarray, cupy.ndarray or float
+            ``size``'s shape (or ``out``'s).
+        next : Tandem
+            The stream past the draws.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> z, g = tandem.Tandem.from_key((1, 2, 3, 4)).normal(3)
+        >>> z.round(6).tolist(), g.position
+        ([0.338653, 1.172422, 1.51035], 192)
         """
         if method is not None:
             return super().normal(size, loc=loc, scale=scale, dtype=dtype, method=method,
@@ -530,9 +866,39 @@ class Tandem(Stream):
         A), exact across implementations; float32: the same ``L`` of the f32
         uniform, rounded once to f32; ``scale`` may be an array that broadcasts
         to the output's shape.  One draw an element; an empty fill
-        leaves the position.  ``out``: an array of ``dtype`` to fill.
-        ``method="zig"``: tandem's own ziggurat (:meth:`tandem.Stream.exponential`)
-        on this stream.
+        leaves the position.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            The output's shape; None draws one value.
+        scale : float or array_like of floats
+            The mean, non-negative.
+        dtype : dtype
+            float64 or float32.
+        method : {"inv", "zig"}
+            ``"inv"``: the specification's rule; ``"zig"``: tandem's own
+            ziggurat (:meth:`tandem.Stream.exponential`) on this stream.
+        out : numpy.ndarray or cupy.ndarray, optional
+            A C-contiguous array of ``dtype`` to fill.
+        threads : int, optional
+            CPU threads; never changes a bit.
+        device : {None, "cpu", "cuda"}, optional
+            Where a new array is made: "cuda" makes a CuPy array.
+
+        Returns
+        -------
+        values : numpy.ndarray, cupy.ndarray or float
+            ``size``'s shape (or ``out``'s).
+        next : Tandem
+            The stream past the draws.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> x, g = tandem.Tandem.from_key((1, 2, 3, 4)).exponential(3)
+        >>> x.round(6).tolist(), g.position
+        ([0.561533, 1.115169, 1.237871], 192)
         """
         if method != "inv":
             return super().exponential(size, scale=scale, dtype=dtype, method=method, out=out,
@@ -561,7 +927,33 @@ class Tandem(Stream):
     def choice(self, table, size=None, *, threads=None, device=None):
         """Indices drawn from a :class:`tandem.ChoiceTable`: ``(uint32 values, next stream)``.
 
-        One 64-bit draw an index; an empty fill aligns the position to 64 bits.
+        One 64-bit draw an index (Appendix C); an empty fill aligns the
+        position to 64 bits.
+
+        Parameters
+        ----------
+        table : tandem.ChoiceTable
+            The weights, prepared once.
+        size : int or tuple of int, optional
+            The output's shape; None draws one index.
+        threads : int, optional
+            CPU threads; never changes a bit.
+        device : {None, "cpu", "cuda"}, optional
+            Where a new array is made: "cuda" makes a CuPy array.
+
+        Returns
+        -------
+        values : numpy.ndarray or cupy.ndarray of uint32, or scalar
+            Indices into the table's weights.
+        next : Tandem
+            The stream past the draws.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> table = tandem.ChoiceTable([0.1, 0.6, 0.3])
+        >>> tandem.Tandem.from_key((1, 2, 3, 4)).choice(table, 6)[0].tolist()
+        [1, 2, 2, 1, 1, 1]
         """
         from .choice_table import ChoiceTable
 

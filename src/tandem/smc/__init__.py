@@ -6,6 +6,15 @@
 * :func:`kalman`: the exact filter for linear Gaussian models, the reference.
 * Models: :class:`LinearGaussian`, :class:`MultivariateLinearGaussian`,
   :class:`StochasticVolatility`, or your own (see :mod:`tandem.smc.models`).
+
+Every random number of a filter comes from three streams of its root, one
+per purpose (:class:`FilterStreams`): ``root.sub(PURPOSE_INITIAL)``,
+``root.sub(PURPOSE_PROPAGATION)`` and ``root.sub(PURPOSE_RESAMPLING)``, the
+strings ``"tandem.smc.initial"``, ``"tandem.smc.propagation"`` and
+``"tandem.smc.resampling"``.  So one root reproduces a run, on any device.
+``SCHEMES`` names the resampling schemes of :func:`resample` and
+:func:`bootstrap_filter`: ``("multinomial", "systematic", "stratified",
+"residual")``.
 """
 
 from .filter import (

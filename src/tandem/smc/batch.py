@@ -18,10 +18,10 @@ filter ``f`` takes
 as f64 standard normals and ``[0, 1)`` uniforms, so every number equals
 ``tandem.normal_at`` / ``tandem.random_at`` of those streams on the CPU.
 
-A model for the kernel is a :class:`BatchModel`: three plain Python
-functions of scalars that numba-cuda compiles as device functions, and a
-tuple of float parameters.  :func:`linear_gaussian` makes the one of a
-:class:`~tandem.smc.LinearGaussian`.
+A model for the kernel is a :class:`tandem.smc.BatchModel`: three plain
+Python functions of scalars that numba-cuda compiles as device functions,
+and a tuple of float parameters.  :func:`tandem.smc.linear_gaussian` makes
+the one of a :class:`tandem.smc.LinearGaussian`.
 """
 
 from __future__ import annotations
@@ -33,10 +33,11 @@ from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from numba import cuda
 
 from .. import arrays, core, distributions
-from ..stream import purpose_word
+from ..stream import Stream, purpose_word
 from .filter import FilterStreams, _count, _observations
 from .models import LinearGaussian
 
@@ -44,12 +45,36 @@ U64 = np.uint64
 
 
 class BatchModel(NamedTuple):
-    """A scalar state-space model as device functions.
+    """A scalar state-space model as device functions, for :func:`tandem.smc.batch_filters`.
 
-    ``initial(z, params)`` maps a standard normal to ``X_0``;
-    ``transition(x, z, params)`` maps the previous state and a standard
-    normal to ``X_t``; ``log_density(x, y, params)`` is ``log g(y | x)``.
-    ``params`` is a tuple of floats.
+    The three functions are plain Python functions of scalars that
+    numba-cuda compiles as device functions.
+
+    Parameters
+    ----------
+    initial : callable
+        ``initial(z, params)`` maps a standard normal ``z`` to ``X_0``.
+    transition : callable
+        ``transition(x, z, params)`` maps the previous state and a standard
+        normal to ``X_t``.
+    log_density : callable
+        ``log_density(x, y, params)`` is ``log g(y | x)``.
+    params : tuple of float
+        The parameters, passed to each function.
+
+    Examples
+    --------
+    A random walk observed in unit Gaussian noise, with a step size of 0.5:
+
+    >>> import math
+    >>> from tandem import smc
+    >>> walk = smc.BatchModel(
+    ...     initial=lambda z, params: z,
+    ...     transition=lambda x, z, params: x + params[0] * z,
+    ...     log_density=lambda x, y, params: -0.5 * (y - x) ** 2 - 0.5 * math.log(2 * math.pi),
+    ...     params=(0.5,))
+    >>> walk.transition(1.0, 2.0, walk.params)
+    2.0
     """
 
     initial: Callable
@@ -71,8 +96,35 @@ def _lg_log_density(x, y, params):
     return -0.5 * r * r - math.log(params[2]) - 0.9189385332046728  # log sqrt(2 pi)
 
 
-def linear_gaussian(model):
-    """The :class:`BatchModel` of a :class:`~tandem.smc.LinearGaussian`."""
+def linear_gaussian(model: LinearGaussian) -> BatchModel:
+    """The batch model of a scalar linear Gaussian model.
+
+    Parameters
+    ----------
+    model : LinearGaussian
+        The model.
+
+    Returns
+    -------
+    BatchModel
+        The same model as device functions, with ``params`` ``(transition,
+        process_sd, observation_sd, initial_mean, initial_sd)``.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`tandem.smc.LinearGaussian`.
+
+    Examples
+    --------
+    >>> from tandem import smc
+    >>> model = smc.LinearGaussian(transition=0.9, process_sd=0.3, observation_sd=0.5)
+    >>> batch_model = smc.linear_gaussian(model)
+    >>> batch_model.params
+    (0.9, 0.3, 0.5, 0.0, 1.0)
+    >>> batch_model.transition(1.0, 0.0, batch_model.params)
+    0.9
+    """
     if not isinstance(model, LinearGaussian):
         raise TypeError(f"model must be a LinearGaussian, got {type(model).__name__}")
     params = (model.transition, model.process_sd, model.observation_sd, model.initial_mean,
@@ -82,11 +134,36 @@ def linear_gaussian(model):
 
 @dataclass(frozen=True)
 class BatchResult:
-    """Per-filter results of :func:`batch_filters` (NumPy arrays).
+    """Per-filter results of :func:`tandem.smc.batch_filters` (NumPy arrays).
 
     ``means``, ``variances`` and ``ess`` have shape ``(T, F)``, one column
     per filter, computed before resampling; ``log_likelihood`` has shape
     ``(F,)``.
+
+    Parameters
+    ----------
+    means : numpy.ndarray, shape (T, F)
+        The weighted mean of each filter's particles at each step.
+    variances : numpy.ndarray, shape (T, F)
+        The weighted variance of each filter's particles at each step.
+    ess : numpy.ndarray, shape (T, F)
+        The effective sample size ``1 / sum(W**2)`` of each filter at each
+        step.
+    log_likelihood : numpy.ndarray, shape (F,)
+        Each filter's estimate of ``log p(y_0 .. y_{T-1})``.
+
+    Examples
+    --------
+    The kernel needs a GPU or Numba's CUDA simulator
+    (``NUMBA_ENABLE_CUDASIM=1``):
+
+    >>> import numpy as np, tandem
+    >>> from tandem import smc
+    >>> model = smc.LinearGaussian(transition=0.9, process_sd=0.3, observation_sd=0.5)
+    >>> y = np.array([[0.1, -0.3], [0.4, 0.0], [-0.2, 0.2]])
+    >>> result = smc.batch_filters(tandem.Philox(123456), model, y, 16)  # doctest: +SKIP
+    >>> result.means.shape, result.ess.shape, result.log_likelihood.shape  # doctest: +SKIP
+    ((3, 2), (3, 2), (2,))
     """
 
     means: np.ndarray
@@ -300,23 +377,32 @@ def _split_keys(streams):
     return np.array([s.split(0).kernel_key for s in streams], dtype=np.uint64)
 
 
-def batch_filters(root, model, observations, n_particles, *, resampling="systematic",
-                  first_lane=0):
+def batch_filters(root: Stream | FilterStreams, model: BatchModel | LinearGaussian,
+                  observations: ArrayLike, n_particles: int, *,
+                  resampling: str = "systematic", first_lane: int = 0) -> BatchResult:
     """Run one bootstrap filter per column of ``observations``, all in one kernel.
+
+    One CUDA block runs one filter and one thread carries one particle,
+    through every step in one launch.  The draws are addressed, not carried
+    (see :mod:`tandem.smc.batch`), so each equals ``tandem.normal_at`` or
+    ``tandem.random_at`` of the filter's streams on the CPU.
 
     Parameters
     ----------
     root : tandem.Stream or FilterStreams
-        As for :func:`~tandem.smc.bootstrap_filter`; filter ``f`` draws from
+        As for :func:`tandem.smc.bootstrap_filter`; filter ``f`` draws from
         lane ``first_lane + f`` (``split(first_lane + f)``) of each of the three
         streams.
     model : BatchModel or LinearGaussian
+        The model as device functions; a ``LinearGaussian`` is turned into
+        one by :func:`tandem.smc.linear_gaussian`.
     observations : array_like, shape (T, F)
-        Column ``f`` is the data of filter ``f``.
+        Column ``f`` is the data of filter ``f``; finite.
     n_particles : int
         A power of two from 2 to 1024: the threads of each block.
-    resampling : {"systematic", "multinomial"}
-    first_lane : int
+    resampling : {"systematic", "multinomial"}, optional
+        The resampling scheme, after every step but the last.
+    first_lane : int, optional
         The lane of the first filter: the filters of columns ``a:b`` of a run
         are the run of those columns with ``first_lane=a``, bit for bit (how
         :func:`tandem.dask.batch_filters` spreads filters over GPUs).
@@ -324,9 +410,47 @@ def batch_filters(root, model, observations, n_particles, *, resampling="systema
     Returns
     -------
     BatchResult
+        The moments and effective sample sizes of every filter at every
+        step, and every filter's log-likelihood estimate.
 
+    Raises
+    ------
+    TypeError
+        If ``root``, ``model``, ``n_particles``, ``observations`` or
+        ``first_lane`` is of the wrong type.
+    ValueError
+        If ``n_particles`` is not a power of two from 2 to 1024, the scheme
+        is unknown, ``observations`` is not a finite array of shape
+        ``(T, F)``, or the lanes ``first_lane + f`` pass ``2**64``.
+
+    See Also
+    --------
+    tandem.smc.bootstrap_filter : One filter, as array code on NumPy or CuPy.
+
+    Notes
+    -----
     Needs numba-cuda and a GPU, or Numba's CUDA simulator
     (``NUMBA_ENABLE_CUDASIM=1``, which is what CI runs).
+
+    Examples
+    --------
+    Two filters of 16 particles over three steps (on a GPU, or in the
+    simulator):
+
+    >>> import numpy as np, tandem
+    >>> from tandem import smc
+    >>> model = smc.LinearGaussian(transition=0.9, process_sd=0.3, observation_sd=0.5)
+    >>> y = np.array([[0.1, -0.3], [0.4, 0.0], [-0.2, 0.2]])
+    >>> result = smc.batch_filters(tandem.Philox(123456), model, y, 16)  # doctest: +SKIP
+    >>> result.means.shape, result.log_likelihood.shape  # doctest: +SKIP
+    ((3, 2), (2,))
+
+    The second filter alone, from its lane:
+
+    >>> second = smc.batch_filters(tandem.Philox(123456), model, y[:, 1:], 16,
+    ...                            first_lane=1)  # doctest: +SKIP
+    >>> bool((second.means[:, 0] == result.means[:, 1]).all())  # doctest: +SKIP
+    True
     """
     streams = FilterStreams.from_root(root)
     if isinstance(model, LinearGaussian):

@@ -8,34 +8,116 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import arrays, checks
 from ..stream import Stream
 from ._merge import SCHEME_CODES, resample_into, weigh
 from .resampling import check_scheme, resample, uniforms_needed
 
-#: Purposes of the three streams a filter derives from its root.
+#: The purpose of the stream that draws ``X_0``: ``root.sub(PURPOSE_INITIAL)``.
 PURPOSE_INITIAL = "tandem.smc.initial"
+#: The purpose of the stream that draws the transitions' noise.
 PURPOSE_PROPAGATION = "tandem.smc.propagation"
+#: The purpose of the stream that draws the resampling uniforms.
 PURPOSE_RESAMPLING = "tandem.smc.resampling"
 
 
 class FilterStreams(NamedTuple):
-    """The streams of a filter: pass them back as ``root`` to continue a run's draws."""
+    """The three streams of a filter, one per purpose.
+
+    A filter draws ``X_0`` from ``initial``, the transitions' noise from
+    ``propagation`` and the resampling uniforms from ``resampling``; each
+    step continues them, and no key is derived inside the loop.  A result's
+    ``streams`` stand after the run's last draw: pass them back as ``root``
+    to continue its draws.
+
+    Parameters
+    ----------
+    initial : tandem.Stream
+        The stream of the initial draws, ``root.sub("tandem.smc.initial")``.
+    propagation : tandem.Stream
+        The stream of the transitions, ``root.sub("tandem.smc.propagation")``.
+    resampling : tandem.Stream
+        The stream of the resampling uniforms,
+        ``root.sub("tandem.smc.resampling")``.
+
+    See Also
+    --------
+    tandem.smc.bootstrap_filter : Draws from these streams.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> from tandem import smc
+    >>> root = tandem.Philox(123456)
+    >>> streams = smc.FilterStreams.of(root)
+    >>> streams.propagation == root.sub("tandem.smc.propagation")
+    True
+    """
 
     initial: Stream
     propagation: Stream
     resampling: Stream
 
     @classmethod
-    def of(cls, root):
-        """The three streams of ``root``: its ``sub`` for each purpose."""
+    def of(cls, root: Stream) -> FilterStreams:
+        """The three streams of ``root``: its ``sub`` for each purpose.
+
+        Parameters
+        ----------
+        root : tandem.Stream
+            The root of a filter run.
+
+        Returns
+        -------
+        FilterStreams
+            ``root.sub(PURPOSE_INITIAL)``, ``root.sub(PURPOSE_PROPAGATION)``
+            and ``root.sub(PURPOSE_RESAMPLING)``, independent of ``root``'s
+            position.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> from tandem import smc
+        >>> root = tandem.Philox(123456)
+        >>> smc.FilterStreams.of(root).initial == root.sub(smc.PURPOSE_INITIAL)
+        True
+        """
         return cls(root.sub(PURPOSE_INITIAL), root.sub(PURPOSE_PROPAGATION),
                    root.sub(PURPOSE_RESAMPLING))
 
     @classmethod
-    def from_root(cls, root):
-        """``root`` itself if it is a FilterStreams, else :meth:`of` the stream ``root``."""
+    def from_root(cls, root: Stream | FilterStreams) -> FilterStreams:
+        """The streams a filter draws from, given its ``root`` argument.
+
+        Parameters
+        ----------
+        root : tandem.Stream or FilterStreams
+            A stream, or the ``streams`` of an earlier result.
+
+        Returns
+        -------
+        FilterStreams
+            ``root`` itself if it is a ``FilterStreams``, else
+            :meth:`tandem.smc.FilterStreams.of` the stream ``root``.
+
+        Raises
+        ------
+        TypeError
+            If ``root`` is neither a tandem stream nor a ``FilterStreams``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> from tandem import smc
+        >>> root = tandem.Philox(123456)
+        >>> streams = smc.FilterStreams.from_root(root)
+        >>> streams == smc.FilterStreams.of(root)
+        True
+        >>> smc.FilterStreams.from_root(streams) is streams
+        True
+        """
         if isinstance(root, cls):
             return root
         if not isinstance(root, Stream):
@@ -46,12 +128,19 @@ class FilterStreams(NamedTuple):
 
 @dataclass(frozen=True)
 class FilterResult:
-    """What :func:`bootstrap_filter` returns.
+    """The result of :func:`tandem.smc.bootstrap_filter`.
 
-    Attributes
+    The arrays of particles (``means``, ``variances``, ``particles`` and
+    ``weights``) are NumPy arrays on the CPU and CuPy arrays with
+    ``device="cuda"``; ``ess`` and ``resampled`` are NumPy arrays.
+
+    Parameters
     ----------
-    means, variances : array, shape (T,) or (T, d)
-        Weighted moments of the particles at each step, before resampling
+    means : numpy.ndarray or cupy.ndarray, shape (T,) or (T, d)
+        Weighted means of the particles at each step, before resampling
+        (per coordinate for a vector state).
+    variances : numpy.ndarray or cupy.ndarray, shape (T,) or (T, d)
+        Weighted variances of the particles at each step, before resampling
         (per coordinate for a vector state).
     log_likelihood : float
         The estimate of ``log p(y_0 .. y_{T-1})``; its exponential is unbiased.
@@ -59,11 +148,25 @@ class FilterResult:
         The effective sample size ``1 / sum(W**2)`` at each step.
     resampled : numpy.ndarray of bool, shape (T,)
         Whether the particles were resampled after step ``t``.
-    particles : array, shape (n,) or (n, d)
-        The final particles, with normalised ``weights``.
-    weights : array, shape (n,)
+    particles : numpy.ndarray or cupy.ndarray, shape (n,) or (n, d)
+        The final particles, with normalised ``weights``: nothing is
+        resampled after the last step.
+    weights : numpy.ndarray or cupy.ndarray, shape (n,)
+        The normalised weights of the final particles.
     streams : FilterStreams
-        The three streams, moved on past every draw of the run.
+        The three streams, moved on past every draw of the run: pass them
+        back as ``root`` to continue.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> from tandem import smc
+    >>> model = smc.LinearGaussian(transition=0.9, process_sd=0.3, observation_sd=0.5)
+    >>> result = smc.bootstrap_filter(tandem.Philox(123456), model, [0.1, 0.4, -0.2], 64)
+    >>> result.means.shape, result.particles.shape
+    ((3,), (64,))
+    >>> result.resampled.tolist()
+    [True, True, False]
     """
 
     means: object
@@ -148,27 +251,37 @@ def _no_weight(log_weights, xp, t):
     return ValueError(f"all weights are zero at step {t}: every log-weight is -inf")
 
 
-def bootstrap_filter(root, model, observations, n_particles, *, resampling="systematic",
-                     ess_threshold=None, device=None):
+def bootstrap_filter(root: Stream | FilterStreams, model: object, observations: ArrayLike,
+                     n_particles: int, *, resampling: str = "systematic",
+                     ess_threshold: float | None = None,
+                     device: str | None = None) -> FilterResult:
     """Run a bootstrap particle filter.
+
+    Every random number comes from the streams of ``root``, so one root
+    reproduces a run, on any device.
 
     Parameters
     ----------
     root : tandem.Stream or FilterStreams
         A stream, whose ``sub`` streams for initialisation, propagation and
-        resampling the filter draws from (:class:`FilterStreams`), or the
-        ``streams`` of an earlier result, to continue its draws.
+        resampling the filter draws from (:class:`tandem.smc.FilterStreams`),
+        or the ``streams`` of an earlier result, to continue its draws.
     model : object
-        See :mod:`tandem.smc.models`.
+        The state-space model: ``sample_initial``, ``sample_transition``,
+        ``observation_logpdf`` and ``state_shape``; see
+        :mod:`tandem.smc.models`.
     observations : array_like, shape (T,) or (T, k)
         ``y_t`` observes ``X_t``; ``X_0`` comes from the initial distribution.
+        Finite real numbers, at least one step.
     n_particles : int
-    resampling : {"systematic", "stratified", "residual", "multinomial"}
-    ess_threshold : float in (0, 1] or None
-        Resample after a step only when its ESS is below
+        The number of particles, positive.
+    resampling : {"systematic", "stratified", "residual", "multinomial"}, optional
+        The resampling scheme (see :mod:`tandem.smc.resampling`).
+    ess_threshold : float or None, optional
+        In ``(0, 1]``: resample after a step only when its ESS is below
         ``ess_threshold * n_particles``; None resamples after every step.
         Nothing is resampled after the last step.
-    device : {None, "cpu", "cuda"}
+    device : {None, "cpu", "cuda"}, optional
         Where the particles live: NumPy arrays on the CPU (the default) or
         CuPy arrays on the GPU.  The draws are the same on both; the
         weighted sums may round differently (NumPy and CuPy sum in different
@@ -178,9 +291,34 @@ def bootstrap_filter(root, model, observations, n_particles, *, resampling="syst
     Returns
     -------
     FilterResult
+        The moments, likelihood estimate and effective sample sizes of every
+        step, the final weighted particles, and the streams after the run's
+        last draw.
+
+    Raises
+    ------
+    TypeError
+        If ``root`` is not a stream or ``FilterStreams``, ``n_particles`` or
+        ``observations`` is of the wrong type, or a method of the model
+        returns the wrong type.
+    ValueError
+        If an argument is out of range, or a step's weights cannot be
+        normalised (a NaN or ``+inf`` log-density, or every weight zero).
+
+    See Also
+    --------
+    tandem.smc.kalman : The exact filter of a linear Gaussian model.
+    tandem.smc.batch_filters : Many small filters in one CUDA kernel.
 
     Notes
     -----
+    A resampling draws a fixed number of uniforms whatever the weights (one
+    for systematic resampling, ``n_particles`` otherwise), and the built-in
+    models draw one normal per particle (per coordinate) to propagate.  So
+    with ``ess_threshold=None`` the position of every stream after step
+    ``t`` is known in advance, and the draws of step ``t`` can be computed
+    alone.
+
     Two particle buffers alternate between propagation and resampling, so
     the loop allocates no particle arrays.  On NumPy arrays the weights,
     moments and resampling run as compiled passes over two length-``n`` f64
@@ -188,6 +326,36 @@ def bootstrap_filter(root, model, observations, n_particles, *, resampling="syst
     run; on CuPy arrays each step allocates a few length-``n`` temporaries.
     The model may allocate its own (the built-in ones do, in their
     expressions).
+
+    Examples
+    --------
+    The worked example of ``docs/smc.md``, with few particles:
+
+    >>> import tandem
+    >>> from tandem import smc
+    >>> model = smc.LinearGaussian(transition=0.9, process_sd=0.3, observation_sd=0.5)
+    >>> y = [0.1, 0.4, -0.2, 0.3, 0.0, 0.2]
+    >>> result = smc.bootstrap_filter(tandem.Philox(123456), model, y, 256)
+    >>> result.means.round(3)
+    array([0.12 , 0.261, 0.021, 0.144, 0.078, 0.152])
+    >>> round(result.log_likelihood, 3), round(smc.kalman(model, y).log_likelihood, 3)
+    (-4.029, -4.018)
+
+    The same root gives the same run; the result's streams continue it:
+
+    >>> again = smc.bootstrap_filter(tandem.Philox(123456), model, y, 256)
+    >>> bool((again.means == result.means).all())
+    True
+    >>> more = smc.bootstrap_filter(result.streams, model, y, 256)
+    >>> bool((more.means == result.means).any())
+    False
+
+    Resample only when the effective sample size falls below half the
+    particles:
+
+    >>> smc.bootstrap_filter(tandem.Philox(123456), model, y, 256,
+    ...                      ess_threshold=0.5).resampled.tolist()
+    [False, True, False, False, False, False]
     """
     streams = FilterStreams.from_root(root)
     n = _count(n_particles, "n_particles")

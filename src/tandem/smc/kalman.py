@@ -1,21 +1,44 @@
-"""The exact Kalman filter for linear Gaussian models: the reference for the
-particle filters."""
+"""The exact Kalman filter for linear Gaussian models.
+
+The reference for the particle filters.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .models import LinearGaussian, MultivariateLinearGaussian
 
 
 @dataclass(frozen=True)
 class KalmanResult:
-    """Filtering moments of ``X_t | Y_0..Y_t`` and ``log p(Y_0..Y_{T-1})``.
+    """The result of :func:`tandem.smc.kalman`.
 
+    Filtering moments of ``X_t | Y_0..Y_t`` and ``log p(Y_0..Y_{T-1})``.
     ``means`` and ``variances`` have shape ``(T,)`` for a scalar model and
     ``(T, d)`` (the diagonal of ``covariances``) otherwise.
+
+    Parameters
+    ----------
+    means : numpy.ndarray, shape (T,) or (T, d)
+        The means of ``X_t`` given ``Y_0 .. Y_t``.
+    variances : numpy.ndarray, shape (T,) or (T, d)
+        Their variances (per coordinate for a vector state).
+    covariances : numpy.ndarray, shape (T, d, d)
+        Their covariance matrices (``d = 1`` for a scalar model).
+    log_likelihood : float
+        ``log p(Y_0 .. Y_{T-1})``.
+
+    Examples
+    --------
+    >>> from tandem import smc
+    >>> model = smc.LinearGaussian(transition=0.9, process_sd=0.3, observation_sd=0.5)
+    >>> exact = smc.kalman(model, [0.1, 0.4, -0.2])
+    >>> exact.means.shape, exact.covariances.shape
+    ((3,), (3, 1, 1))
     """
 
     means: np.ndarray
@@ -24,15 +47,55 @@ class KalmanResult:
     log_likelihood: float
 
 
-def kalman(model, observations):
+def kalman(model: LinearGaussian | MultivariateLinearGaussian,
+           observations: ArrayLike) -> KalmanResult:
     """Exact filtering means, variances and log-likelihood of a linear Gaussian model.
+
+    The reference for the particle filters: it is itself checked against
+    Gaussian conditioning of the joint law of ``(X, Y)`` and SciPy's
+    multivariate normal density.
 
     Parameters
     ----------
     model : LinearGaussian or MultivariateLinearGaussian
+        The model.
     observations : array_like, shape (T,) or (T, k)
         ``Y_t`` observes ``X_t``, ``t = 0 .. T-1``, with ``X_0`` from the
-        initial distribution (the convention of :func:`bootstrap_filter`).
+        initial distribution (the convention of
+        :func:`tandem.smc.bootstrap_filter`); finite.
+
+    Returns
+    -------
+    KalmanResult
+        The filtering means, variances and covariances at every step, and
+        the log-likelihood of all the observations.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a linear Gaussian model.
+    ValueError
+        If an observation is not finite.
+
+    See Also
+    --------
+    tandem.smc.bootstrap_filter : The particle filter it checks.
+
+    Notes
+    -----
+    The covariances are updated in Joseph form, which keeps them symmetric.
+
+    Examples
+    --------
+    The worked example of ``docs/smc.md``:
+
+    >>> from tandem import smc
+    >>> model = smc.LinearGaussian(transition=0.9, process_sd=0.3, observation_sd=0.5)
+    >>> exact = smc.kalman(model, [0.1, 0.4, -0.2, 0.3, 0.0, 0.2])
+    >>> exact.means.round(6)
+    array([0.08    , 0.236653, 0.033774, 0.142475, 0.075573, 0.122023])
+    >>> round(exact.log_likelihood, 5)
+    -4.01789
     """
     scalar = isinstance(model, LinearGaussian)
     if scalar:

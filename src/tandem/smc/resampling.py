@@ -27,7 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..arrays import module_of
+from ..stream import Stream
 
+#: The resampling schemes, by name.
 SCHEMES = ("multinomial", "systematic", "stratified", "residual")
 
 
@@ -55,8 +57,51 @@ def _inverse_cdf(weights, points):
     return xp.minimum(xp.searchsorted(cdf, points, side="right"), weights.size - 1)
 
 
-def resample(scheme, weights, stream, device=None):
-    """Ancestor indices (int64, sorted, shape ``(n,)``) and the stream moved on."""
+def resample(scheme: str, weights: np.ndarray, stream: Stream,
+             device: str | None = None) -> tuple:
+    """Draw the ancestors of ``n`` particles from their normalised weights.
+
+    Each scheme draws a fixed number of f64 uniforms whatever the weights
+    (one for ``"systematic"``, ``n`` otherwise; see
+    :mod:`tandem.smc.resampling`), so the stream's position afterwards never
+    depends on them.
+
+    Parameters
+    ----------
+    scheme : {"multinomial", "systematic", "stratified", "residual"}
+        The resampling scheme.
+    weights : numpy.ndarray or cupy.ndarray, shape (n,)
+        Non-negative, summing to 1.
+    stream : tandem.Stream
+        The stream to draw the uniforms from.
+    device : {None, "cpu", "cuda"}, optional
+        Where the uniforms are made, as for :meth:`tandem.Stream.random`
+        (None: on the CPU); ``"cuda"`` for CuPy ``weights``.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray or cupy.ndarray, tandem.Stream)
+        The ancestor indices (int64, sorted, shape ``(n,)``, on the device of
+        ``weights``) and ``stream`` moved on past the uniforms.
+
+    Notes
+    -----
+    The inverse CDF is ``searchsorted`` on the cumulative sum on CuPy arrays
+    and one merge pass on NumPy arrays; the two may sum in different orders,
+    so an ancestor can differ where a uniform falls within rounding of a
+    cumulative weight.
+
+    Examples
+    --------
+    >>> import numpy as np, tandem
+    >>> from tandem import smc
+    >>> weights = np.array([0.5, 0.0, 0.25, 0.25])
+    >>> ancestors, after = smc.resample("systematic", weights, tandem.Philox(5))
+    >>> ancestors
+    array([0, 0, 2, 3])
+    >>> after == tandem.Philox(5).random(1)[1]
+    True
+    """
     xp = module_of(weights)
     n = weights.size
     u, stream = stream.random(uniforms_needed(scheme, n), device=device)
