@@ -10,6 +10,7 @@ and Examples; and every example runs, as a doctest, with what it prints.
 import doctest
 import inspect
 import pathlib
+import typing
 
 import numpydoc.validate
 import pytest
@@ -70,6 +71,19 @@ def test_numpydoc_checks(name):
     errors = [(code, message) for code, message in numpydoc.validate.validate(doc)["errors"]
               if code in CHECKS]
     assert not errors
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_every_parameter_has_a_type_hint(name):
+    obj = PUBLIC[name]
+    function = obj.fget if isinstance(obj, property) else obj
+    function = vars(function).get("__init__") if inspect.isclass(function) else function
+    if function is None:  # a class whose constructor is its base's
+        return
+    bare = [p for p in inspect.signature(function).parameters.values()
+            if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty]
+    assert not bare
+    typing.get_type_hints(function)  # every hint names something that exists
 
 
 @pytest.mark.parametrize("name", sorted(PUBLIC))

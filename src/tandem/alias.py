@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from ._types import ArrayLike
 from .arrays import to_host
 
 #: Draws resolve a column's threshold to 1 / 2**32 (the top 32 bits of the
@@ -155,7 +156,7 @@ class AliasTable:
     __slots__ = ("_n", "_table", "__weakref__")
     index_dtype = np.dtype(np.uint32)
 
-    def __init__(self, weights):
+    def __init__(self, weights: ArrayLike):
         weights = to_host(weights, "weights")
         n = weights.size
         if n >= 2**32:

@@ -32,9 +32,11 @@ import ctypes
 import functools
 import threading
 import weakref
+from typing import Any
 
 import numpy as np
 
+from ._types import DTypeLike, Size
 from . import checks
 from .stream import POSITION_LIMIT, Stream
 
@@ -267,7 +269,7 @@ class StreamSeedSequence(np.random.SeedSequence):
         base = self.stream.sub(SPAWN_PURPOSE)
         return [base.split(first + k) for k in range(n)]
 
-    def generate_state(self, n_words: int, dtype=np.uint32) -> np.ndarray:
+    def generate_state(self, n_words: int, dtype: DTypeLike = np.uint32) -> np.ndarray:
         """Words to seed another bit generator with.
 
         Parameters
@@ -763,7 +765,7 @@ class StreamBitGenerator(np.random.BitGenerator):
         """
         return [type(self)(child) for child in self._spawner.spawn(n_children)]
 
-    def random_raw(self, size=None, output=True):
+    def random_raw(self, size: Size = None, output: Any = True):
         """64-bit draws, as ``numpy.random.BitGenerator.random_raw``.
 
         Parameters

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from ._types import ArrayLike, Backend
+
 
 def _apply(name, counter, key, key_words, rounds, backend):
     counter = np.asarray(counter)
@@ -31,7 +33,7 @@ def _apply(name, counter, key, key_words, rounds, backend):
     return out.reshape(shape + (4,))
 
 
-def philox4x32(counter, key, rounds=10, *, backend="cpu"):
+def philox4x32(counter: ArrayLike, key: ArrayLike, rounds: int = 10, *, backend: Backend = "cpu"):
     """Philox4x32 of arrays, exactly as Random123 defines it.
 
     Parameters
@@ -62,7 +64,7 @@ def philox4x32(counter, key, rounds=10, *, backend="cpu"):
     return _apply("philox4x32", counter, key, 2, rounds, backend)
 
 
-def threefry4x32(counter, key, rounds=20, *, backend="cpu"):
+def threefry4x32(counter: ArrayLike, key: ArrayLike, rounds: int = 20, *, backend: Backend = "cpu"):
     """Threefry4x32 of arrays, exactly as Random123 defines it.
 
     Parameters

@@ -11,6 +11,8 @@ import functools
 
 import numpy as np
 
+from ._types import ArrayLike
+
 _M_LIMIT = 2**32
 
 
@@ -96,7 +98,7 @@ class ChoiceTable:
 
     __slots__ = ("m", "capacity", "cut", "alias")
 
-    def __init__(self, weights):
+    def __init__(self, weights: ArrayLike):
         w = np.asarray(weights, dtype=np.float64)
         if w.ndim != 1 or not 1 <= w.size < _M_LIMIT:
             raise ValueError(f"weights must be a 1-d array of 1 to 2**32 - 1 values, got "

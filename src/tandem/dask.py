@@ -30,6 +30,8 @@ from __future__ import annotations
 import functools
 import math
 import uuid
+from collections.abc import Sequence
+from typing import Any, Optional
 
 import numpy as np
 
@@ -40,6 +42,7 @@ except ImportError as error:  # pragma: no cover - the extra is part of the test
     raise ImportError("tandem.dask needs Dask: python3 -m pip install 'tandem-streams[dask]'") \
         from error
 
+from ._types import ArrayLike, Chunks, Size
 from . import arrays, law_methods, laws, multivariate, parametric
 from .stream import Stream
 
@@ -197,7 +200,8 @@ def _public(name, fill, summary, **doc):
 def _method_function(name):
     before = METHODS[name]
 
-    def fill(stream: Stream, *params, size=None, chunks="auto", **options):
+    def fill(stream: Stream, *params: ArrayLike, size: Size = None, chunks: Chunks = "auto",
+             **options: Any) -> tuple[Any, Stream]:
         if len(params) > len(before):
             raise TypeError(f"{name}() takes {len(before)} parameters before size")
         return _fill(functools.partial(_draw, getattr(Stream, name), ()), name, stream,
@@ -215,7 +219,8 @@ def _method_function(name):
 def _law_function(name):
     draw = functools.partial(_draw, parametric.fill, (name,))
 
-    def fill(stream: Stream, *params, size=None, chunks="auto", **options):
+    def fill(stream: Stream, *params: ArrayLike, size: Size = None, chunks: Chunks = "auto",
+             **options: Any) -> tuple[Any, Stream]:
         return _fill(draw, name, stream, params, size, chunks, options)
 
     law = laws.LAWS.get(name) or laws.TWO_PARTS[name]
@@ -229,7 +234,8 @@ def _law_function(name):
 def _rows_function(name):
     function = getattr(multivariate, name)
 
-    def fill(stream: Stream, *params, size=None, chunks="auto", **options):
+    def fill(stream: Stream, *params: ArrayLike, size: Size = None, chunks: Chunks = "auto",
+             **options: Any) -> tuple[Any, Stream]:
         return _fill(functools.partial(_draw, function, params), name, stream, (),
                      size, chunks, options)
 
@@ -255,7 +261,8 @@ def _gathered(client, futures):
         client.cancel(futures)
 
 
-def bootstrap_filters(client, roots, model, observations, n_particles, **options):
+def bootstrap_filters(client: Any, roots: Sequence[Stream], model: Any, observations: ArrayLike,
+                      n_particles: int, **options: Any):
     """Independent bootstrap particle filters, a task each on a Dask cluster's workers.
 
     Parameters
@@ -315,8 +322,8 @@ def bootstrap_filters(client, roots, model, observations, n_particles, **options
     return _gathered(client, futures)
 
 
-def batch_filters(client, root, model, observations, n_particles, *, resampling="systematic",
-                  tasks=None):
+def batch_filters(client: Any, root: Stream, model: Any, observations: ArrayLike, n_particles: int,
+                  *, resampling: str = "systematic", tasks: Optional[int] = None):
     """:func:`tandem.smc.batch_filters` with its filters spread over a cluster's GPU
     workers: each task runs the fused kernel on a block of columns.
 

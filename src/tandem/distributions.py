@@ -7,14 +7,16 @@ picks its kind (:mod:`tandem.kinds`) and hands it to :mod:`tandem.engine`.
 from __future__ import annotations
 
 import numbers
+from typing import Optional
 
 import numpy as np
 
+from ._types import ArrayLike, Backend, DTypeLike, Device
 from . import arrays, checks, engine, law_methods
 from .backends import affine
 from .alias import AliasTable
 from .kinds import LOC, SCALE, float_word, probability_words
-from .stream import register_fills
+from .stream import Stream, register_fills
 
 _INTERVALS = {"[0,1)": 0, "(0,1]": 1}
 _EXPONENTIAL_METHODS = ("inv", "zig")
@@ -42,8 +44,8 @@ def bits(stream, size=None, *, dtype=np.uint32, out=None, threads=None, device=N
     return engine.run(stream, _bits(dtype), size, out, threads, device, backend)
 
 
-def bits_at(stream, index, *, dtype=np.uint32, threads=None, device=None,
-            backend=None):
+def bits_at(stream: Stream, index: ArrayLike, *, dtype: DTypeLike = np.uint32,
+            threads: Optional[int] = None, device: Device = None, backend: Backend = None):
     return engine.run_at(stream, _bits(dtype), index, threads, device, backend)
 
 
@@ -76,8 +78,9 @@ def random(stream, size=None, *, dtype=np.float64, interval="[0,1)", out=None, t
     return engine.run(stream, random_spec(dtype, interval), size, out, threads, device, backend)
 
 
-def random_at(stream, index, *, dtype=np.float64, interval="[0,1)", threads=None,
-              device=None, backend=None):
+def random_at(stream: Stream, index: ArrayLike, *, dtype: DTypeLike = np.float64,
+              interval: str = "[0,1)", threads: Optional[int] = None, device: Device = None,
+              backend: Backend = None):
     return engine.run_at(stream, random_spec(dtype, interval), index, threads, device, backend)
 
 
@@ -121,8 +124,9 @@ def integers(stream, low, high=None, size=None, *, dtype=np.int64, endpoint=Fals
                 backend)
 
 
-def integers_at(stream, index, low, high=None, *, dtype=np.int64, endpoint=False, threads=None,
-                device=None, backend=None):
+def integers_at(stream: Stream, index: ArrayLike, low: ArrayLike, high: Optional[ArrayLike] = None,
+                *, dtype: DTypeLike = np.int64, endpoint: bool = False,
+                threads: Optional[int] = None, device: Device = None, backend: Backend = None):
     return engine.run_at(stream, _integers(low, high, dtype, endpoint), index, threads, device,
                    backend)
 
@@ -138,7 +142,8 @@ def bernoulli(stream, p, size=None, *, out=None, threads=None, device=None, back
     return engine.run(stream, _bernoulli(p), size, out, threads, device, backend)
 
 
-def bernoulli_at(stream, index, p, *, threads=None, device=None, backend=None):
+def bernoulli_at(stream: Stream, index: ArrayLike, p: ArrayLike, *, threads: Optional[int] = None,
+                 device: Device = None, backend: Backend = None):
     return engine.run_at(stream, _bernoulli(p), index, threads, device, backend)
 
 
@@ -232,8 +237,9 @@ def normal(stream, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, method=No
                 backend)
 
 
-def normal_at(stream, index, *, loc=0.0, scale=1.0, dtype=np.float64, method=None,
-              threads=None, device=None, backend=None):
+def normal_at(stream: Stream, index: ArrayLike, *, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0,
+              dtype: DTypeLike = np.float64, method: Optional[str] = None,
+              threads: Optional[int] = None, device: Device = None, backend: Backend = None):
     if is_array(loc) or is_array(scale):
         finish, device, _ = located(dtype, None, device, index, True, loc, scale)
         return engine.run_at(stream, normal_spec(-0.0, 1.0, dtype, method), index, threads, device,
@@ -254,8 +260,9 @@ def exponential(stream, size=None, *, scale=1.0, dtype=np.float64, method="inv",
                 backend)
 
 
-def exponential_at(stream, index, *, scale=1.0, dtype=np.float64, method="inv", threads=None,
-                   device=None, backend=None):
+def exponential_at(stream: Stream, index: ArrayLike, *, scale: ArrayLike = 1.0,
+                   dtype: DTypeLike = np.float64, method: Optional[str] = "inv",
+                   threads: Optional[int] = None, device: Device = None, backend: Backend = None):
     if is_array(scale):
         finish, device, _ = located(dtype, None, device, index, True, scale=scale)
         return engine.run_at(stream, _exponential(1.0, dtype, method), index, threads, device,
@@ -277,7 +284,8 @@ def choice(stream, table, size=None, *, out=None, threads=None, device=None, bac
     return engine.run(stream, _choice(table), size, out, threads, device, backend)
 
 
-def choice_at(stream, index, table, *, threads=None, device=None, backend=None):
+def choice_at(stream: Stream, index: ArrayLike, table: AliasTable, *, threads: Optional[int] = None,
+              device: Device = None, backend: Backend = None):
     return engine.run_at(stream, _choice(table), index, threads, device, backend)
 
 

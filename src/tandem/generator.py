@@ -1,9 +1,11 @@
 """``tandem.Generator``: a ``numpy.random.Generator`` whose named methods are tandem's rules."""
 
 import collections.abc
+from typing import Optional
 
 import numpy as np
 
+from ._types import Array, ArrayLike, DTypeLike, Size
 from . import (arrays, checks, distributions, law_methods, laws, multivariate, parametric, reserve,
                sampling)
 from .bitgen import StreamBitGenerator
@@ -91,7 +93,7 @@ class Generator(np.random.Generator):
     True
     """
 
-    def __init__(self, stream=None):
+    def __init__(self, stream: Optional[Stream] = None):
         if isinstance(stream, StreamBitGenerator):
             bits = stream
         else:
@@ -190,7 +192,7 @@ class Generator(np.random.Generator):
                                     f"(2**64 words); use another lane (split) for more")
         return values
 
-    def random(self, size=None, dtype=np.float64, out=None):
+    def random(self, size: Size = None, dtype: DTypeLike = np.float64, out: Array = None):
         """Floats in ``[0, 1)``, as ``numpy.random.Generator.random``.
 
         Parameters
@@ -219,7 +221,8 @@ class Generator(np.random.Generator):
             return self._draw(_RANDOM, size, dtype=dtype, out=out)
         return self._small(("random", dtype), size, _RANDOM, dtype=dtype)
 
-    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
+    def integers(self, low: ArrayLike, high: Optional[ArrayLike] = None, size: Size = None,
+                 dtype: DTypeLike = np.int64, endpoint: bool = False):
         """Integers in ``[low, high)`` (or ``[low, high]`` with ``endpoint``), as
         ``numpy.random.Generator.integers``.
 
@@ -274,7 +277,7 @@ class Generator(np.random.Generator):
             return python_type(values) if python_type is not None else wanted.type(values)
         return values.astype(np.bool_) if wanted == np.bool_ else values
 
-    def bytes(self, length):
+    def bytes(self, length: int):
         """``length`` random bytes, as ``numpy.random.Generator.bytes``.
 
         Parameters
@@ -304,7 +307,7 @@ class Generator(np.random.Generator):
             raise MemoryError(f"length {length}: cannot allocate {length} bytes") from None
         return words.astype("<u4").tobytes()[:length]
 
-    def standard_normal(self, size=None, dtype=np.float64, out=None):
+    def standard_normal(self, size: Size = None, dtype: DTypeLike = np.float64, out: Array = None):
         """Standard normal variates, as ``numpy.random.Generator.standard_normal``.
 
         Parameters
@@ -332,7 +335,7 @@ class Generator(np.random.Generator):
             return self._draw(_NORMAL, size, dtype=dtype, out=out)
         return self._small(("standard_normal", dtype), size, _NORMAL, dtype=dtype)
 
-    def normal(self, loc=0.0, scale=1.0, size=None):
+    def normal(self, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0, size: Size = None):
         """Normal variates, as ``numpy.random.Generator.normal``.
 
         Parameters
@@ -360,7 +363,8 @@ class Generator(np.random.Generator):
                              loc=loc, scale=scale)
         return values if nan is None else _with_nan(values, nan)
 
-    def standard_exponential(self, size=None, dtype=np.float64, method="inv", out=None):
+    def standard_exponential(self, size: Size = None, dtype: DTypeLike = np.float64,
+                             method: Optional[str] = "inv", out: Array = None):
         """Exponential variates of mean 1, as ``numpy.random.Generator.standard_exponential``.
 
         Parameters
@@ -394,7 +398,7 @@ class Generator(np.random.Generator):
         return self._small(reserve.keyed("standard_exponential", dtype, method), size,
                            _EXPONENTIAL, dtype=dtype, method=method)
 
-    def exponential(self, scale=1.0, size=None):
+    def exponential(self, scale: ArrayLike = 1.0, size: Size = None):
         """Exponential variates of mean ``scale``, as ``numpy.random.Generator.exponential``.
 
         Parameters
@@ -421,7 +425,8 @@ class Generator(np.random.Generator):
                              scale=scale)
         return values if nan is None else _with_nan(values, nan)
 
-    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+    def choice(self, a: ArrayLike, size: Size = None, replace: bool = True,
+               p: Optional[ArrayLike] = None, axis: int = 0, shuffle: bool = True):
         """A sample of ``a`` (or of ``range(a)``), as ``numpy.random.Generator.choice``.
 
         Parameters
@@ -485,7 +490,7 @@ class Generator(np.random.Generator):
         order = [*range(k, k + axis), *range(k), *range(k + axis, chosen.ndim)]
         return chosen.transpose(order)
 
-    def permutation(self, x, axis=0):
+    def permutation(self, x: ArrayLike, axis: int = 0):
         """A permuted ``range(x)`` or a shuffled copy of ``x``, as
         ``numpy.random.Generator.permutation``.
 
@@ -516,7 +521,7 @@ class Generator(np.random.Generator):
         self.shuffle(x, axis=axis)
         return x
 
-    def shuffle(self, x, axis=0):
+    def shuffle(self, x: ArrayLike, axis: int = 0):
         """Shuffle ``x`` in place along ``axis``, as ``numpy.random.Generator.shuffle``.
 
         Parameters
@@ -560,7 +565,8 @@ class Generator(np.random.Generator):
         values = self._small(reserve.keyed(name, *params), size, parametric.fill, name, *params)
         return values if nan is None else _with_nan(values, nan)
 
-    def standard_gamma(self, shape, size=None, dtype=np.float64, out=None):
+    def standard_gamma(self, shape: ArrayLike, size: Size = None, dtype: DTypeLike = np.float64,
+                       out: Array = None):
         """Gamma variates of scale 1, as ``numpy.random.Generator.standard_gamma``.
 
         Parameters
@@ -603,7 +609,7 @@ class Generator(np.random.Generator):
             return self._law("standard_gamma", shape, size=size)
         return self._draw(parametric.fill, "standard_gamma", shape, size=size, out=out)
 
-    def permuted(self, x, *, axis=None, out=None):
+    def permuted(self, x: ArrayLike, *, axis: Optional[int] = None, out: Array = None):
         """``x`` with each slice along ``axis`` shuffled on its own, as
         ``numpy.random.Generator.permuted``.
 
@@ -656,8 +662,9 @@ class Generator(np.random.Generator):
         out[...] = result
         return out
 
-    def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *,
-                            method="svd"):
+    def multivariate_normal(self, mean: ArrayLike, cov: ArrayLike, size: Size = None,
+                            check_valid: str = "warn", tol: float = 1e-8, *,
+                            method: Optional[str] = "svd"):
         """Multivariate normal draws, as ``numpy.random.Generator.multivariate_normal``.
 
         Parameters
@@ -689,7 +696,7 @@ class Generator(np.random.Generator):
         return self._draw(multivariate.multivariate_normal, mean, cov, size, check_valid, tol,
                           method=method)
 
-    def dirichlet(self, alpha, size=None):
+    def dirichlet(self, alpha: ArrayLike, size: Size = None):
         """Dirichlet draws, as ``numpy.random.Generator.dirichlet``.
 
         Parameters
@@ -720,7 +727,7 @@ class Generator(np.random.Generator):
                 return values
         return self._draw(multivariate.dirichlet, alpha, size)
 
-    def multinomial(self, n, pvals, size=None):
+    def multinomial(self, n: ArrayLike, pvals: ArrayLike, size: Size = None):
         """Multinomial counts, as ``numpy.random.Generator.multinomial``.
 
         Parameters
@@ -752,22 +759,24 @@ class Generator(np.random.Generator):
 
     # -- NumPy's algorithms on the stream's words --------------------------------
 
-    def hypergeometric(self, ngood, nbad, nsample, size=None):
+    def hypergeometric(self, ngood: ArrayLike, nbad: ArrayLike, nsample: ArrayLike,
+                       size: Size = None):
         return self._numpy("hypergeometric", ngood, nbad, nsample, size)
 
-    def logseries(self, p, size=None):
+    def logseries(self, p: ArrayLike, size: Size = None):
         return self._numpy("logseries", p, size)
 
-    def zipf(self, a, size=None):
+    def zipf(self, a: ArrayLike, size: Size = None):
         return self._numpy("zipf", a, size)
 
-    def noncentral_chisquare(self, df, nonc, size=None):
+    def noncentral_chisquare(self, df: ArrayLike, nonc: ArrayLike, size: Size = None):
         return self._numpy("noncentral_chisquare", df, nonc, size)
 
-    def noncentral_f(self, dfnum, dfden, nonc, size=None):
+    def noncentral_f(self, dfnum: ArrayLike, dfden: ArrayLike, nonc: ArrayLike, size: Size = None):
         return self._numpy("noncentral_f", dfnum, dfden, nonc, size)
 
-    def multivariate_hypergeometric(self, colors, nsample, size=None, method="marginals"):
+    def multivariate_hypergeometric(self, colors: ArrayLike, nsample: ArrayLike, size: Size = None,
+                                    method: Optional[str] = "marginals"):
         return self._numpy("multivariate_hypergeometric", colors, nsample, size, method)
 
 
@@ -909,7 +918,7 @@ def _bound(value):
 def _law_method(law: laws.Law):
     """``Generator.<law.name>``: NumPy's signature (the law's parameters with
     NumPy's defaults, then ``size``) and one call, ``self._law``."""
-    source = (f"def {law.name}(self, {law_methods.signature(law)}size=None):\n"
+    source = (f"def {law.name}(self, {law_methods.signature(law)}size: Size = None) -> Array:\n"
               f"    return self._law({law.name!r}, {law_methods.arguments(law)}size=size)\n")
     doc = _LAW_DOC.format(doc=law.doc, name=law.name,
                           parameters=law_methods.parameters_doc(law),

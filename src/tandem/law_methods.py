@@ -11,13 +11,19 @@ from __future__ import annotations
 
 from typing import Callable
 
+from . import _types
 from .laws import Law
 
 
 def signature(law: Law) -> str:
-    """The law's parameters with NumPy's defaults, each followed by ``", "``."""
-    return "".join(f"{p.name}, " if p.default is None else f"{p.name}={p.default!r}, "
-                   for p in law.parameters)
+    """The law's parameters, typed, with NumPy's defaults, each followed by ``", "``."""
+    return "".join(f"{p.name}: ArrayLike, " if p.default is None
+                   else f"{p.name}: ArrayLike = {p.default!r}, " for p in law.parameters)
+
+
+#: The fills' keywords after ``size``, typed (:mod:`tandem._types`).
+FILL_KEYWORDS = ("size: Size = None, *, out: Array = None, threads: Optional[int] = None, "
+                 "device: Device = None")
 
 
 def arguments(law: Law) -> str:
@@ -94,7 +100,7 @@ def at_doc(name: str, parameters: str, returns: str, example: str, backend: bool
 def make(name: str, source: str, namespace: dict, doc: str, module: str,
          qualname: str) -> Callable:
     """The function ``name`` that ``source`` defines with the globals ``namespace``."""
-    namespace = dict(namespace)
+    namespace = {**vars(_types), **namespace}
     exec(source, namespace)  # noqa: S102 - every source here is made from a law's names
     function = namespace[name]
     function.__doc__, function.__module__, function.__qualname__ = doc, module, qualname

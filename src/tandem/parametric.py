@@ -32,7 +32,7 @@ from .kinds import KINDS, resolve
 from .core import poisson
 from .laws import LAM_MAX, LAWS, TWO_PARTS
 from .laws import law as law_of
-from .stream import register_fills
+from .stream import Stream, register_fills
 
 _F64 = np.dtype(np.float64)
 
@@ -644,14 +644,14 @@ def _two_part_at(stream, name, index, params, threads, device, backend):
 def _at_function(law):
     """``tandem.<law.name>_at``: :func:`at` of the law, with its parameters by name."""
     name = f"{law.name}_at"
-    source = (f"def {name}(stream, index, {law_methods.signature(law)}*, threads=None, "
-              "device=None):\n"
+    source = (f"def {name}(stream: Stream, index: ArrayLike, {law_methods.signature(law)}*, "
+              "threads: Optional[int] = None, device: Device = None) -> Array:\n"
               f"    return at(stream, {law.name!r}, index, {law_methods.arguments(law)}"
               "threads=threads, device=device)\n")
     doc = law_methods.at_doc(law.name, law_methods.parameters_doc(law),
                              "int64 counts" if law.counts else "float64 values",
                              law_methods.example(law))
-    return law_methods.make(name, source, {"at": at}, doc, "tandem", name)
+    return law_methods.make(name, source, {"at": at, "Stream": Stream}, doc, "tandem", name)
 
 
 #: ``tandem.<law>_at`` of every law but ``normal`` (whose ``normal_at`` is the fill's).

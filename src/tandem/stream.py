@@ -14,9 +14,13 @@ import functools
 import hashlib
 import inspect
 import numbers
+from collections.abc import Sequence
+from typing import Optional, Union
 
 import numpy as np
 
+from .alias import AliasTable
+from ._types import Array, ArrayLike, DTypeLike, Device, Seed, Size
 from . import law_methods
 from . import laws as _laws
 from .core import generators as _generators
@@ -98,7 +102,7 @@ def _string_word(purpose):
     return int.from_bytes(digest, "little")
 
 
-def purpose_word(purpose):
+def purpose_word(purpose: Union[int, str]):
     """The (64-bit word, domain) that ``sub(purpose)`` feeds to the derivation.
 
     An integer in ``[0, 2**64)`` is its own word, in the integer domain. A
@@ -205,7 +209,8 @@ class Stream:
     key_words: int = 0
     rounds: int = 0
 
-    def __init__(self, seed=None, *, key=None, lane=0, position=0):
+    def __init__(self, seed: Seed = None, *, key: Optional[Sequence[int]] = None, lane: int = 0,
+                 position: int = 0):
         if key is None:
             key = _seed_key(seed, self.key_words)
         else:
@@ -307,7 +312,7 @@ class Stream:
         return (_rebuild, (type(self), self._key, self._lane, self._position))
 
     # -- derivation -------------------------------------------------------
-    def sub(self, purpose):
+    def sub(self, purpose: Union[int, str]):
         """A stream for ``purpose``: a new key from (key, lane, purpose), lane 0, position 0.
 
         Parameters
@@ -331,7 +336,7 @@ class Stream:
         return self._from_checked(_derive_sub(self.generator, self._key, self._lane, word, domain),
                                   0, 0)
 
-    def split(self, g):
+    def split(self, g: int):
         """Lane ``g`` of the split key of (key, lane), at position 0.
 
         All ``split`` streams of one stream share one key, derived once, so a
@@ -357,7 +362,7 @@ class Stream:
         g = _as_uint(g, "g", _U64_LIMIT)
         return self._from_checked(_derive_split(self.generator, self._key, self._lane), g, 0)
 
-    def skip(self, n):
+    def skip(self, n: int):
         """The same stream ``n`` words further on.
 
         Parameters
@@ -380,7 +385,7 @@ class Stream:
             raise TypeError(f"n must be an integer, got {type(n).__name__}")
         return self.at(self._position + int(n))
 
-    def at(self, position):
+    def at(self, position: int):
         """The same stream at word ``position``.
 
         Parameters
@@ -459,7 +464,7 @@ class Stream:
         """
         return self._key + (0,) * (4 - len(self._key))
 
-    def continuation(self, purpose) -> "Stream":
+    def continuation(self, purpose: Union[int, str]) -> "Stream":
         """The stream whose lane ``g`` continues a rejected draw at word ``g`` of a
         law with ``purpose``: ``sub(purpose).split(0)``.
 
@@ -485,19 +490,21 @@ class Stream:
     # Every fill takes ``out`` (a NumPy or CUDA array to write into),
     # ``threads`` (CPU threads, or threads per CUDA block) and ``device``
     # (None: where ``out`` is, else the CPU; "cuda" allocates CuPy arrays).
-    def words(self, n, *, out=None, threads=None, device=None):
+    def words(self, n: int, *, out: Array = None, threads: Optional[int] = None,
+              device: Device = None):
         """``n`` raw 32-bit words from the position: ``(uint32 array, next stream)``."""
         return _fills["bits"](self, n, dtype=np.uint32, out=out, threads=threads,
                               device=device)
 
-    def bits(self, size=None, *, dtype=np.uint32, out=None, threads=None, device=None):
+    def bits(self, size: Size = None, *, dtype: DTypeLike = np.uint32, out: Array = None,
+             threads: Optional[int] = None, device: Device = None):
         """Raw bits: uint32 (one word each), uint64 (one 64-bit draw each) or
         bool (the top bit of one word each).  Returns ``(values, next stream)``."""
         return _fills["bits"](self, size, dtype=dtype, out=out, threads=threads,
                               device=device)
 
-    def random(self, size=None, *, dtype=np.float64, interval="[0,1)", out=None, threads=None,
-               device=None):
+    def random(self, size: Size = None, *, dtype: DTypeLike = np.float64, interval: str = "[0,1)",
+               out: Array = None, threads: Optional[int] = None, device: Device = None):
         """Uniform reals in ``[0, 1)`` or ``(0, 1]``: ``(values, next stream)``.
 
         f64 takes the top 53 bits of one 64-bit draw, f32 the top 24 bits of
@@ -506,8 +513,9 @@ class Stream:
         return _fills["random"](self, size, dtype=dtype, interval=interval, out=out,
                                 threads=threads, device=device)
 
-    def integers(self, low, high=None, size=None, *, dtype=np.int64, endpoint=False, out=None,
-                 threads=None, device=None):
+    def integers(self, low: ArrayLike, high: Optional[ArrayLike] = None, size: Size = None, *,
+                 dtype: DTypeLike = np.int64, endpoint: bool = False, out: Array = None,
+                 threads: Optional[int] = None, device: Device = None):
         """Unbiased integers in ``[low, high)`` (Lemire): ``(values, next stream)``.
 
         One word per element when ``high - low <= 2**32``, else one 64-bit
@@ -517,7 +525,8 @@ class Stream:
         return _fills["integers"](self, low, high, size, dtype=dtype, endpoint=endpoint,
                                   out=out, threads=threads, device=device)
 
-    def bernoulli(self, p, size=None, *, out=None, threads=None, device=None):
+    def bernoulli(self, p: ArrayLike, size: Size = None, *, out: Array = None,
+                  threads: Optional[int] = None, device: Device = None):
         """Bools that are True with probability ``p``: ``(values, next stream)``.
 
         One 64-bit draw ``d`` per element, True when ``d < floor(p * 2**64)``
@@ -525,8 +534,9 @@ class Stream:
         """
         return _fills["bernoulli"](self, p, size, out=out, threads=threads, device=device)
 
-    def normal(self, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, method=None,
-               out=None, threads=None, device=None):
+    def normal(self, size: Size = None, *, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0,
+               dtype: DTypeLike = np.float64, method: Optional[str] = None, out: Array = None,
+               threads: Optional[int] = None, device: Device = None):
         """Normal variates with mean ``loc`` and standard deviation ``scale``:
         ``(values, next stream)``.
 
@@ -542,8 +552,9 @@ class Stream:
         return _fills["normal"](self, size, loc=loc, scale=scale, dtype=dtype, method=method,
                                 out=out, threads=threads, device=device)
 
-    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, method="inv", out=None,
-                    threads=None, device=None):
+    def exponential(self, size: Size = None, *, scale: ArrayLike = 1.0,
+                    dtype: DTypeLike = np.float64, method: Optional[str] = "inv", out: Array = None,
+                    threads: Optional[int] = None, device: Device = None):
         """Exponential variates with mean ``scale``: ``(values, next stream)``.
 
         ``method="inv"``: ``-log u``, with ``u`` in ``(0, 1]`` from one 64-bit
@@ -557,7 +568,8 @@ class Stream:
         return _fills["exponential"](self, size, scale=scale, dtype=dtype, method=method,
                                      out=out, threads=threads, device=device)
 
-    def choice(self, table, size=None, *, out=None, threads=None, device=None):
+    def choice(self, table: AliasTable, size: Size = None, *, out: Array = None,
+               threads: Optional[int] = None, device: Device = None):
         """Indices drawn from a :class:`tandem.AliasTable`: ``(indices, next stream)``.
 
         One 64-bit draw per index; uint32 indices.
@@ -565,8 +577,9 @@ class Stream:
         return _fills["choice"](self, table, size, out=out, threads=threads,
                                 device=device)
 
-    def sample(self, population, weights=None, size=None, *, replace=True, out=None,
-               threads=None, device=None):
+    def sample(self, population: ArrayLike, weights: Optional[ArrayLike] = None, size: Size = None,
+               *, replace: bool = True, out: Array = None, threads: Optional[int] = None,
+               device: Device = None):
         """Members of ``population``, with or without replacement, uniformly or by
         ``weights``: ``(sample, next stream)``.
 
@@ -606,7 +619,7 @@ class Stream:
         return _fills["sample"](self, population, weights, size, replace=replace, out=out,
                                 threads=threads, device=device)
 
-    def permutation(self, n, *, threads=None, device=None):
+    def permutation(self, n: ArrayLike, *, threads: Optional[int] = None, device: Device = None):
         """A random permutation of ``range(n)``: ``(int64 array, next stream)``.
 
         Parameters
@@ -633,7 +646,7 @@ class Stream:
         """
         return _fills["permutation"](self, n, threads=threads, device=device)
 
-    def shuffle(self, x, *, threads=None):
+    def shuffle(self, x: ArrayLike, *, threads: Optional[int] = None):
         """Shuffle the array ``x`` in place along its first axis: ``(x, next stream)``.
 
         Parameters
@@ -753,14 +766,15 @@ Examples
 def _law_method(law):
     """``Stream.<law.name>``: the law's parameters with NumPy's defaults, then
     ``size`` and the fills' keywords, and one call of the registered law fill."""
-    source = (f"def {law.name}(self, {law_methods.signature(law)}size=None, *, out=None, "
-              "threads=None, device=None):\n"
+    source = (f"def {law.name}(self, {law_methods.signature(law)}"
+              f"{law_methods.FILL_KEYWORDS}) -> tuple[Array, Stream]:\n"
               f"    return _fills['law'](self, {law.name!r}, {law_methods.arguments(law)}"
               "size=size, out=out, threads=threads, device=device)\n")
     doc = _LAW_DOC.format(doc=law.doc, name=law.name, parameters=law_methods.parameters_doc(law),
                           returns=law_methods.returns_doc(law), example=law_methods.example(law),
                           dtype="int64" if law.counts else "float64")
-    return law_methods.make(law.name, source, {"_fills": _fills}, doc, __name__,
+    return law_methods.make(law.name, source, {"_fills": _fills, "Stream": Stream}, doc,
+                            __name__,
                             f"Stream.{law.name}")
 
 

@@ -14,9 +14,13 @@ fixes, bit for bit with its conformance fixtures (``tests/data/tandem_spec``).
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
+from typing import Optional, Union
 
 import numpy as np
 
+from .choice_table import ChoiceTable
+from ._types import Array, ArrayLike, DTypeLike, Device, Seed, Size
 from .core import generators as _generators
 from .core import tandem8x32 as _t
 from .core import tandem_draws as _draws
@@ -138,7 +142,7 @@ class Tandem(Stream):
     #: The end of the stream in words (its bits stay below ``2**64``).
     word_limit = (_END_LIMIT - 1) // 32
 
-    def __init__(self, seed=None, *, K: int = 32):
+    def __init__(self, seed: Seed = None, *, K: int = 32):
         seed = _unwrapped_seed(seed)
         if _is_integer(seed) and seed < 2**128:
             z = _as_uint(seed, "seed", 2**128)
@@ -149,7 +153,7 @@ class Tandem(Stream):
         self._key, self._lane, self._position, self._log2_k = key, _OWN, 0, _log2_chunk(K)
 
     @classmethod
-    def from_key(cls, key, position: int = 0, K: int = 32) -> "Tandem":
+    def from_key(cls, key: Optional[Sequence[int]], position: int = 0, K: int = 32) -> "Tandem":
         """The stream of a raw key, with no seed whitening.
 
         Parameters
@@ -346,7 +350,7 @@ class Tandem(Stream):
         """
         return (self._key[0] | self._log2_k << 32,) + self._key[1:]
 
-    def continuation(self, purpose) -> "Tandem":
+    def continuation(self, purpose: Union[int, str]) -> "Tandem":
         """The stream whose ``split(g)`` continues a law's rejected draw at word ``g``.
 
         Parameters
@@ -391,7 +395,7 @@ class Tandem(Stream):
         i = _as_uint(i, "i", 2**64)
         return self._child(_t.split_key(*self._words(), _U(i)), self._position)
 
-    def sub(self, purpose) -> "Tandem":
+    def sub(self, purpose: Union[int, str]) -> "Tandem":
         """The specification's ``purpose(u)``: the child for a purpose, at the parent's position.
 
         Parameters
@@ -472,7 +476,7 @@ class Tandem(Stream):
         return self._fill("words", first_word, out, threads=threads)
 
     # -- raw draws (SPEC.md section 5) -------------------------------------
-    def words(self, n: int, *, threads=None):
+    def words(self, n: int, *, threads: Optional[int] = None):
         """Raw 32-bit words.
 
         Parameters
@@ -498,7 +502,8 @@ class Tandem(Stream):
         """
         return self.bits(n, dtype=np.uint32, threads=threads)
 
-    def bits(self, size=None, *, dtype=np.uint32, out=None, threads=None, device=None):
+    def bits(self, size: Size = None, *, dtype: DTypeLike = np.uint32, out: Array = None,
+             threads: Optional[int] = None, device: Device = None):
         """Raw draws of a width: ``(values, next stream)``.
 
         ``dtype`` is bool (1-bit draws), an 8- to 64-bit integer type, or
@@ -569,7 +574,8 @@ class Tandem(Stream):
         return words.view(np.uint8)[offset:offset + n * (width >> 3)].view(
             np.dtype(f"u{width // 8}"))
 
-    def random(self, size=None, *, dtype=np.float64, out=None, threads=None, device=None):
+    def random(self, size: Size = None, *, dtype: DTypeLike = np.float64, out: Array = None,
+               threads: Optional[int] = None, device: Device = None):
         """Uniform reals in ``[0, 1)``: ``(values, next stream)``.
 
         float64: ``(raw >> 11) 2**-53`` of a 64-bit draw; float32: ``(raw >> 8)
@@ -622,7 +628,7 @@ class Tandem(Stream):
             self._fill(f"uniform{width}", p >> 5, values, threads=threads)
         return _result(flat, shape, out), self._moved(end)
 
-    def chars(self, size=None, *, threads=None):
+    def chars(self, size: Size = None, *, threads: Optional[int] = None):
         """Unicode scalar values: ``(str array of dtype "<U1", next stream)``.
 
         ``u = floor(raw 1112064 / 2**64)`` of a 64-bit draw, plus ``0x800`` from
@@ -659,7 +665,8 @@ class Tandem(Stream):
         return _shaped(u.view("<U1"), shape), self._moved(end)
 
     # -- Appendix A: bounded integers ----------------------------------------
-    def below(self, bound: int, size=None, *, width=None, threads=None, device=None):
+    def below(self, bound: int, size: Size = None, *, width: Optional[int] = None,
+              threads: Optional[int] = None, device: Device = None):
         """Integers uniform on ``[0, bound)`` by Lemire's method: ``(values, next stream)``.
 
         ``width`` is the draw width, 32 or 64; by default 32 when
@@ -724,8 +731,9 @@ class Tandem(Stream):
         self._fill(f"below{width}", p >> 5, out, params, threads=threads)
         return out.reshape(shape), self._moved(end)
 
-    def integers(self, low, high=None, size=None, *, dtype=np.int64, endpoint=False,
-                 threads=None):
+    def integers(self, low: ArrayLike, high: Optional[ArrayLike] = None, size: Size = None, *,
+                 dtype: DTypeLike = np.int64, endpoint: bool = False,
+                 threads: Optional[int] = None):
         """Integers uniform on ``[low, high)`` (``[low, high]`` with ``endpoint``):
         ``(values, next stream)``.
 
@@ -780,8 +788,9 @@ class Tandem(Stream):
         return values.astype(dtype)[()], after
 
     # -- Appendix A: normals and exponentials -----------------------------------
-    def normal(self, size=None, *, loc=0.0, scale=1.0, dtype=np.float64, method=None,
-               out=None, threads=None, device=None):
+    def normal(self, size: Size = None, *, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0,
+               dtype: DTypeLike = np.float64, method: Optional[str] = None, out: Array = None,
+               threads: Optional[int] = None, device: Device = None):
         """Normal variates: ``(values, next stream)``.
 
         float64: the 1024-layer ziggurat on one 64-bit draw an element, misses
@@ -858,8 +867,9 @@ class Tandem(Stream):
             affine.located(flat, xp.asarray(scale, dtype), xp.asarray(loc, dtype))
         return _result(flat, shape, out), self._moved(end)
 
-    def exponential(self, size=None, *, scale=1.0, dtype=np.float64, method="inv", out=None,
-                    threads=None, device=None):
+    def exponential(self, size: Size = None, *, scale: ArrayLike = 1.0,
+                    dtype: DTypeLike = np.float64, method: Optional[str] = "inv", out: Array = None,
+                    threads: Optional[int] = None, device: Device = None):
         """Standard exponentials times ``scale``: ``(values, next stream)``.
 
         float64: ``0.5 L(1 - u)`` with the reference logarithm ``L`` (Appendix
@@ -924,7 +934,8 @@ class Tandem(Stream):
         return _result(flat, shape, out), self._moved(end)
 
     # -- Appendix C: weighted choice ------------------------------------------
-    def choice(self, table, size=None, *, threads=None, device=None):
+    def choice(self, table: ChoiceTable, size: Size = None, *, threads: Optional[int] = None,
+               device: Device = None):
         """Indices drawn from a :class:`tandem.ChoiceTable`: ``(uint32 values, next stream)``.
 
         One 64-bit draw an index (Appendix C); an empty fill aligns the
@@ -955,8 +966,6 @@ class Tandem(Stream):
         >>> tandem.Tandem.from_key((1, 2, 3, 4)).choice(table, 6)[0].tolist()
         [1, 2, 2, 1, 1, 1]
         """
-        from .choice_table import ChoiceTable
-
         if not isinstance(table, ChoiceTable):
             raise TypeError(f"choice: table must be a tandem.ChoiceTable, got "
                             f"{type(table).__name__}")

@@ -16,11 +16,13 @@ import hashlib
 import numbers
 import os
 import warnings
-from collections.abc import Mapping, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
+from typing import Any, Optional, Union
 
 import numpy as np
 
 from .. import checks
+from .._types import ArrayLike
 
 #: The kinds of data set.
 KINDS = ("discrete", "gaussian")
@@ -80,7 +82,24 @@ class Dataset:
     """Discrete or Gaussian data: ``n_rows`` observations of ``n_vars`` named variables.
 
     Build one with :meth:`from_dataframe`, :meth:`from_csv`, :meth:`from_codes`
-    or :meth:`gaussian`.
+    or :meth:`gaussian`, which check their input completely first; the
+    constructor itself is the trusted one they call, and checks nothing.
+
+    Parameters
+    ----------
+    values : numpy.ndarray, shape (n_rows, n_vars)
+        Discrete: the state codes. Gaussian: the float64 values. Kept as a
+        read-only C-contiguous array.
+    names : sequence of str
+        The column names.
+    arities : sequence of int, optional
+        The number of states of each column; None (the default) makes a
+        Gaussian data set.
+    states : sequence of sequence, optional
+        ``states[j][c]`` is the state of code ``c`` of column ``j``; None for
+        Gaussian data.
+    n_dropped : int, default 0
+        The rows that ``dropna=True`` removed.
 
     Attributes
     ----------
@@ -98,12 +117,30 @@ class Dataset:
         (a str, int, float or bool as read). Gaussian: None.
     n_dropped : int
         The rows that ``dropna=True`` removed (0 otherwise).
+
+    See Also
+    --------
+    tandem.bn.Network.sample : Forward-sample a discrete data set from a network.
+
+    Examples
+    --------
+    >>> from tandem.bn import Dataset
+    >>> data = Dataset.from_codes([[0, 1], [1, 0], [1, 1]], arities=[2, 3], names=["a", "b"])
+    >>> data
+    Dataset(discrete, 3 rows, 2 variables)
+    >>> data.kind, data.names, data.arities, data.states
+    ('discrete', ('a', 'b'), (2, 3), ((0, 1), (0, 1, 2)))
+    >>> data.values.dtype, data.values.flags.writeable
+    (dtype('uint8'), False)
     """
 
     __slots__ = ("_columns", "_fingerprint", "arities", "kind", "n_dropped", "names", "states",
                  "values")
 
-    def __init__(self, values, names, arities=None, states=None, *, n_dropped=0):
+    def __init__(self, values: np.ndarray, names: Sequence[str],
+                 arities: Optional[ArrayLike] = None,
+                 states: Optional[Sequence[Sequence[str]]] = None, *,
+                 n_dropped: int = 0) -> None:
         # Trusted constructor: the public classmethods check everything first.
         self.kind = "gaussian" if arities is None else "discrete"
         self.values = _readonly(np.ascontiguousarray(values))
@@ -116,20 +153,83 @@ class Dataset:
 
     # -- shape and lookup -----------------------------------------------------
     @property
-    def n_rows(self):
+    def n_rows(self) -> int:
+        """The number of rows (observations); also ``len(data)``.
+
+        Returns
+        -------
+        int
+            ``values.shape[0]``.
+
+        Examples
+        --------
+        >>> from tandem.bn import Dataset
+        >>> data = Dataset.from_codes([[0, 1], [1, 0], [1, 1]], arities=[2, 3], names=["a", "b"])
+        >>> data.n_rows, len(data)
+        (3, 3)
+        """
         return self.values.shape[0]
 
     @property
-    def n_vars(self):
+    def n_vars(self) -> int:
+        """The number of variables (columns).
+
+        Returns
+        -------
+        int
+            ``values.shape[1]``.
+
+        Examples
+        --------
+        >>> from tandem.bn import Dataset
+        >>> data = Dataset.from_codes([[0, 1], [1, 0], [1, 1]], arities=[2, 3], names=["a", "b"])
+        >>> data.n_vars
+        2
+        """
         return self.values.shape[1]
 
     @property
-    def shape(self):
+    def shape(self) -> tuple:
+        """The shape ``(n_rows, n_vars)`` of ``values``.
+
+        Returns
+        -------
+        tuple of int
+            ``(n_rows, n_vars)``.
+
+        Examples
+        --------
+        >>> from tandem.bn import Dataset
+        >>> data = Dataset.from_codes([[0, 1], [1, 0], [1, 1]], arities=[2, 3], names=["a", "b"])
+        >>> data.shape
+        (3, 2)
+        """
         return self.values.shape
 
     @property
-    def codes(self):
-        """The state codes of a discrete data set (the same array as ``values``)."""
+    def codes(self) -> np.ndarray:
+        """The state codes of a discrete data set (the same array as ``values``).
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_rows, n_vars)
+            ``values`` itself: read-only, uint8 when every arity is at most
+            256, else int32.
+
+        Raises
+        ------
+        TypeError
+            For a Gaussian data set, which has no codes.
+
+        Examples
+        --------
+        >>> from tandem.bn import Dataset
+        >>> data = Dataset.from_codes([[0, 1], [1, 0], [1, 1]], arities=[2, 3], names=["a", "b"])
+        >>> data.codes.tolist()
+        [[0, 1], [1, 0], [1, 1]]
+        >>> data.codes is data.values
+        True
+        """
         if self.kind != "discrete":
             raise TypeError("a Gaussian data set has no codes")
         return self.values
@@ -140,8 +240,33 @@ class Dataset:
     def __repr__(self):
         return f"Dataset({self.kind}, {self.n_rows} rows, {self.n_vars} variables)"
 
-    def index(self, column):
-        """The position of ``column`` (a name or an index) among the columns."""
+    def index(self, column: str | int) -> int:
+        """The position of ``column`` (a name or an index) among the columns.
+
+        Parameters
+        ----------
+        column : str or int
+            A column name, or an index in ``range(n_vars)``.
+
+        Returns
+        -------
+        int
+            The column's index.
+
+        Raises
+        ------
+        ValueError
+            For an unknown name or an index out of range.
+        TypeError
+            For anything but a str or an integer (a bool included).
+
+        Examples
+        --------
+        >>> from tandem.bn import Dataset
+        >>> data = Dataset.from_codes([[0, 1], [1, 0], [1, 1]], arities=[2, 3], names=["a", "b"])
+        >>> data.index("b"), data.index(0)
+        (1, 0)
+        """
         if isinstance(column, str):
             try:
                 return self.names.index(column)
@@ -154,10 +279,25 @@ class Dataset:
         return int(column)
 
     @property
-    def fingerprint(self):
+    def fingerprint(self) -> str:
         """SHA-256 (hex) of the kind, names, arities, states and values.
 
         Equal data sets have equal fingerprints on every platform.
+
+        Returns
+        -------
+        str
+            64 hexadecimal digits, computed once.
+
+        Examples
+        --------
+        >>> from tandem.bn import Dataset
+        >>> data = Dataset.from_codes([[0, 1], [1, 0], [1, 1]], arities=[2, 3], names=["a", "b"])
+        >>> len(data.fingerprint)
+        64
+        >>> same = Dataset.from_codes([[0, 1], [1, 0], [1, 1]], arities=[2, 3], names=["a", "b"])
+        >>> same.fingerprint == data.fingerprint
+        True
         """
         if self._fingerprint is None:
             h = hashlib.sha256()
@@ -169,9 +309,23 @@ class Dataset:
             self._fingerprint = h.hexdigest()
         return self._fingerprint
 
-    def columns(self):
-        """The values column by column: a read-only C-contiguous ``(n_vars, n_rows)`` copy,
-        made once (what the score kernels read)."""
+    def columns(self) -> np.ndarray:
+        """The values column by column, as the score kernels read them.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_vars, n_rows)
+            A read-only C-contiguous copy of ``values.T``, made once.
+
+        Examples
+        --------
+        >>> from tandem.bn import Dataset
+        >>> data = Dataset.from_codes([[0, 1], [1, 0], [1, 1]], arities=[2, 3], names=["a", "b"])
+        >>> data.columns().tolist()
+        [[0, 1, 1], [1, 0, 1]]
+        >>> data.columns().flags.writeable
+        False
+        """
         if self._columns is None:
             self._columns = _readonly(np.ascontiguousarray(self.values.T))
         return self._columns
@@ -194,7 +348,23 @@ class Dataset:
     __hash__ = None
 
     def to_dataframe(self):
-        """A pandas DataFrame of the data; discrete columns are Categoricals of the states."""
+        """The data as a pandas DataFrame (needs pandas).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per variable, named by ``names``. Discrete columns are
+            Categoricals of the states (every state a category, observed or
+            not); Gaussian columns are float64.
+
+        Examples
+        --------
+        >>> from tandem.bn import Dataset
+        >>> data = Dataset.from_codes([[0, 1], [1, 0], [1, 1]], arities=[2, 3], names=["a", "b"])
+        >>> frame = data.to_dataframe()
+        >>> frame.shape, frame["b"].cat.categories.tolist()
+        ((3, 2), [0, 1, 2])
+        """
         import pandas as pd
 
         if self.kind == "gaussian":
@@ -207,20 +377,44 @@ class Dataset:
 
     # -- constructors -----------------------------------------------------------
     @classmethod
-    def from_codes(cls, codes, arities, names=None):
+    def from_codes(cls, codes: ArrayLike, arities: ArrayLike,
+                   names: Optional[Sequence[str]] = None) -> Dataset:
         """Discrete data from integer codes.
 
         Parameters
         ----------
         codes : array_like of int, shape (n_rows, n_vars)
-            ``codes[i, j]`` in ``range(arities[j])``.
+            ``codes[i, j]`` in ``range(arities[j])``; at least one row and
+            one column.
         arities : sequence of int
-            The number of states of each column, at least 1; a column of arity
-            1 gets a ``UserWarning``.
+            The number of states of each column, at least 1 (and at most
+            ``2**31 - 1``); a column of arity 1 gets a ``UserWarning``.
         names : sequence of str, optional
-            Default ``"X0", "X1", ...``.
+            Unique column names; default ``"X0", "X1", ...``.
 
-        The states of column ``j`` are the integers ``0 .. arities[j] - 1``.
+        Returns
+        -------
+        Dataset
+            Discrete; the states of column ``j`` are the integers
+            ``0 .. arities[j] - 1``, and the codes are uint8 when every arity
+            is at most 256, else int32.
+
+        Raises
+        ------
+        TypeError
+            For codes that are not integers, or arities that are not a
+            sequence of integers.
+        ValueError
+            For codes that are not two-dimensional or are empty, arities of
+            the wrong length or out of range, repeated names, or a code
+            outside its column's range (naming the column and the row).
+
+        Examples
+        --------
+        >>> from tandem.bn import Dataset
+        >>> data = Dataset.from_codes([[0, 2], [1, 0]], arities=[2, 3])
+        >>> data.names, data.states, data.values.dtype
+        (('X0', 'X1'), ((0, 1), (0, 1, 2)), dtype('uint8'))
         """
         a = _array(codes, "codes")
         if a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer):
@@ -255,17 +449,36 @@ class Dataset:
         return cls(values, names, checked, [tuple(range(r)) for r in checked])
 
     @classmethod
-    def gaussian(cls, array, names=None):
+    def gaussian(cls, array: ArrayLike, names: Optional[Sequence[str]] = None) -> Dataset:
         """Gaussian (real-valued) data.
 
         Parameters
         ----------
         array : array_like of real numbers, shape (n_rows, n_vars)
-            Finite values; copied to float64.
+            Finite values; copied to float64. A constant column gets a
+            ``UserWarning``.
         names : sequence of str, optional
-            Default ``"X0", "X1", ...``.
+            Unique column names; default ``"X0", "X1", ...``.
 
-        A constant column gets a ``UserWarning``.
+        Returns
+        -------
+        Dataset
+            Gaussian: float64 values, ``arities`` and ``states`` None.
+
+        Raises
+        ------
+        TypeError
+            For values that are not real numbers (bools included).
+        ValueError
+            For an array that is not two-dimensional or is empty, repeated
+            names, or a NaN or infinite value (naming the column and the row).
+
+        Examples
+        --------
+        >>> from tandem.bn import Dataset
+        >>> data = Dataset.gaussian([[0.5, 1.0], [1.5, -2.0], [2.5, 0.25]])
+        >>> data.kind, data.names, data.arities, data.values.dtype
+        ('gaussian', ('X0', 'X1'), None, dtype('float64'))
         """
         a = _array(array, "array")
         if a.dtype == object or a.dtype == np.bool_ or not (
@@ -286,7 +499,7 @@ class Dataset:
         return cls(values, names)
 
     @classmethod
-    def from_dataframe(cls, df, *, kind=None, dropna=False):
+    def from_dataframe(cls, df: Any, *, kind: str | None = None, dropna: bool = False) -> Dataset:
         """Discrete or Gaussian data from a pandas DataFrame.
 
         Parameters
@@ -298,9 +511,24 @@ class Dataset:
             some value is not a whole number, discrete when no value is a
             non-whole float; anything else raises ``TypeError`` asking for
             ``kind``.
-        dropna : bool
+        dropna : bool, default False
             Drop the rows with a missing value; by default a missing value
             raises ``ValueError`` naming its column and row.
+
+        Returns
+        -------
+        Dataset
+            Discrete or Gaussian as ``kind`` says; ``n_dropped`` counts the
+            rows that ``dropna`` removed.
+
+        Raises
+        ------
+        TypeError
+            For a ``df`` that is not a DataFrame, a column that mixes value
+            types, or a kind that cannot be inferred.
+        ValueError
+            For a missing value without ``dropna``, repeated column names, or
+            a bad ``kind``.
 
         Notes
         -----
@@ -309,6 +537,17 @@ class Dataset:
         values, sorted. Whole-number floats become ints. A column that mixes
         value types (say str and int) raises ``TypeError`` naming the column
         and the row. A column with one state gets a ``UserWarning``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from tandem.bn import Dataset
+        >>> frame = pd.DataFrame({"smoke": ["yes", "no", "yes"], "cancer": [1, 0, 0]})
+        >>> data = Dataset.from_dataframe(frame)
+        >>> data.kind, data.states
+        ('discrete', (('no', 'yes'), (0, 1)))
+        >>> data.codes.tolist()
+        [[1, 1], [0, 0], [1, 0]]
         """
         try:
             import pandas as pd
@@ -334,8 +573,9 @@ class Dataset:
                       "df")
 
     @classmethod
-    def from_csv(cls, path, *, kind=None, dropna=False, delimiter=",",
-                 missing=MISSING_TOKENS, encoding="utf-8-sig"):
+    def from_csv(cls, path: Union[str, os.PathLike], *, kind: str | None = None,
+                 dropna: bool = False, delimiter: str = ",",
+                 missing: Iterable[str] = MISSING_TOKENS, encoding: str = "utf-8-sig") -> Dataset:
         """Discrete or Gaussian data from a CSV file with a header line.
 
         Read with the standard ``csv`` module in its strict mode (the same
@@ -352,16 +592,26 @@ class Dataset:
         Parameters
         ----------
         path : str or os.PathLike
-        kind, dropna
-            As for :meth:`from_dataframe`.
-        delimiter : str
+            The CSV file; its first line names the columns.
+        kind : {"discrete", "gaussian", None}
+            As for :meth:`from_dataframe`: None infers it.
+        dropna : bool, default False
+            As for :meth:`from_dataframe`: drop the rows with a missing value
+            instead of refusing them.
+        delimiter : str, default ","
             One character.
-        missing : iterable of str
+        missing : iterable of str, default MISSING_TOKENS
             Cells (after stripping spaces) that count as missing.
-        encoding : str
-            The default, ``"utf-8-sig"``, reads UTF-8 with or without a byte
-            order mark; a mark left by another encoding is dropped from the
-            first column's name too.
+        encoding : str, default "utf-8-sig"
+            The default reads UTF-8 with or without a byte order mark; a mark
+            left by another encoding is dropped from the first column's name
+            too.
+
+        Returns
+        -------
+        Dataset
+            Discrete or Gaussian as ``kind`` says; ``n_dropped`` counts the
+            rows that ``dropna`` removed.
 
         Raises
         ------
@@ -371,6 +621,18 @@ class Dataset:
             ``csv.field_size_limit()`` characters, say), with rows of the
             wrong length, or with values that break the rules above; the
             message names the file and the line.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from tandem.bn import Dataset
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = os.path.join(folder, "data.csv")
+        ...     with open(path, "w", encoding="utf-8") as f:
+        ...         _ = f.write("smoke,cancer\\nyes,1\\nno,0\\nyes,NA\\n")
+        ...     data = Dataset.from_csv(path, dropna=True)
+        >>> data.states, data.n_dropped
+        ((('no', 'yes'), (0, 1)), 1)
         """
         name = _check_path(path)
         missing = _check_missing(missing)

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import checks, files
 from .diagnostics import _adjacency, _square
+from .._types import ArrayLike
 
 __all__ = ["is_acyclic", "cpdag", "thresholded_dag", "to_dot", "write_graphml",
            "to_networkx"]
@@ -80,7 +81,7 @@ def _meek_pass(g):
     return changed
 
 
-def cpdag(dag):
+def cpdag(dag: ArrayLike) -> np.ndarray:
     """The completed PDAG (essential graph) of the Markov equivalence class of ``dag``.
 
     Arcs in v-structures ``a -> c <- b`` (``a``, ``b`` not adjacent) stay
@@ -101,6 +102,7 @@ def cpdag(dag):
     Examples
     --------
     >>> import numpy as np
+    >>> from tandem.bn import cpdag
     >>> d = np.zeros((3, 3), dtype=bool)
     >>> d[0, 1] = d[1, 2] = True          # a chain 0 -> 1 -> 2
     >>> cpdag(d).astype(int).tolist()     # equivalent to 0 <- 1 <- 2: undirected
@@ -126,7 +128,7 @@ def cpdag(dag):
     return g
 
 
-def thresholded_dag(probabilities, threshold=0.5):
+def thresholded_dag(probabilities: ArrayLike, threshold: float = 0.5) -> np.ndarray:
     """An acyclic graph of the edges whose posterior probability passes ``threshold``.
 
     The edges above ``threshold`` are added from the most probable down (ties
@@ -139,16 +141,18 @@ def thresholded_dag(probabilities, threshold=0.5):
     probabilities : array_like, shape (n, n)
         Edge probabilities ``[parent, child]``, for example
         :attr:`OrderMCMCResult.edge_probabilities`.
-    threshold : float
+    threshold : float, default 0.5
         Edges with a probability strictly above it are candidates.
 
     Returns
     -------
     numpy.ndarray of bool, shape (n, n)
+        The acyclic graph ``[parent, child]`` of the edges kept.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from tandem.bn import thresholded_dag
     >>> p = np.array([[0, .9, .6], [0, 0, .7], [.55, 0, 0]])
     >>> thresholded_dag(p).astype(int).tolist()   # 2 -> 0 would close 0 -> 1 -> 2
     [[0, 1, 1], [0, 0, 1], [0, 0, 0]]

@@ -17,13 +17,17 @@ import re
 import zlib
 from dataclasses import dataclass
 from importlib import resources
+from collections.abc import Sequence
+from typing import Optional
 
 import numpy as np
 
 from ..stream import Philox, Stream
 from .data import Dataset, _code_dtype
 
-#: The networks shipped with tandem, smallest first (bnlearn repository, CC BY-SA 3.0).
+#: The names of the networks shipped with tandem, smallest first: from the
+#: bnlearn repository (CC BY-SA 3.0; ``tandem/bn/networks/README.md`` gives
+#: their sources and checksums), each read by :func:`tandem.bn.load_network`.
 NETWORKS = ("cancer", "earthquake", "asia", "survey", "sachs", "child", "insurance", "alarm")
 
 #: Purpose of the stream that :meth:`Network.sample` derives; node ``i`` draws
@@ -38,19 +42,46 @@ ROW_SUM_TOLERANCE = 1e-4
 class Network:
     """A discrete Bayesian network.
 
-    Attributes
+    Usually read by :func:`tandem.bn.read_bif` or :func:`tandem.bn.load_network`.
+    Frozen: each parameter is kept as the attribute of the same name (the
+    CPTs as read-only float64 copies). Networks compare by identity.
+
+    Parameters
     ----------
     names : tuple of str
-        The nodes, in the order of the file.
+        The nodes, in the order of the file; unique.
     states : tuple of tuple of str
         ``states[i]`` are the states of node ``i``, in order; codes index them.
     parents : tuple of tuple of int
         ``parents[i]`` are the parents of node ``i``, in the order of its CPT's axes.
-    cpts : tuple of numpy.ndarray
+    cpts : tuple of array_like
         ``cpts[i][a_1, ..., a_p, x]`` is ``P(node i = x | parents[i] = (a_1, ..., a_p))``;
-        float64, read-only, shape ``(*parent arities, arity of i)``.
-    name : str
+        kept as float64, read-only, shape ``(*parent arities, arity of i)``.
+    name : str, default "unknown"
         The network's name.
+
+    Raises
+    ------
+    ValueError
+        If the four sequences differ in length, a name repeats, a parent
+        index is out of range or the node itself, a CPT has the wrong shape,
+        or the parents form a directed cycle.
+
+    See Also
+    --------
+    tandem.bn.read_bif : Read a network from a BIF file or text.
+    tandem.bn.load_network : Read one of the shipped networks.
+
+    Examples
+    --------
+    >>> from tandem.bn import Network
+    >>> network = Network(names=("rain", "wet"), states=(("no", "yes"), ("no", "yes")),
+    ...                   parents=((), (0,)), cpts=([0.8, 0.2], [[0.9, 0.1], [0.2, 0.8]]),
+    ...                   name="tiny")
+    >>> network
+    Network('tiny', 2 nodes, 1 arcs)
+    >>> network.cpts[1].dtype, network.cpts[1].flags.writeable
+    (dtype('float64'), False)
     """
 
     names: tuple
@@ -81,27 +112,106 @@ class Network:
         object.__setattr__(self, "_order", _topological_order(self.names, self.parents))
 
     @property
-    def n_nodes(self):
+    def n_nodes(self) -> int:
+        """The number of nodes.
+
+        Returns
+        -------
+        int
+            ``len(names)``.
+
+        Examples
+        --------
+        >>> from tandem import bn
+        >>> bn.load_network("asia").n_nodes
+        8
+        """
         return len(self.names)
 
     @property
-    def arities(self):
-        """The number of states of each node."""
+    def arities(self) -> tuple:
+        """The number of states of each node.
+
+        Returns
+        -------
+        tuple of int
+            ``len(states[i])`` for each node ``i``.
+
+        Examples
+        --------
+        >>> from tandem import bn
+        >>> bn.load_network("cancer").arities
+        (2, 2, 2, 2, 2)
+        """
         return tuple(len(s) for s in self.states)
 
     @property
-    def order(self):
-        """A topological order (parents first), ties broken by node index."""
+    def order(self) -> tuple:
+        """A topological order (parents first), ties broken by node index.
+
+        Returns
+        -------
+        tuple of int
+            Every node index once, each after its parents; the order
+            :meth:`sample` draws the nodes in.
+
+        Examples
+        --------
+        >>> from tandem import bn
+        >>> network = bn.load_network("cancer")
+        >>> network.parents
+        ((), (), (0, 1), (2,), (2,))
+        >>> network.order
+        (0, 1, 2, 3, 4)
+        """
         return self._order
 
     @property
-    def edges(self):
-        """The arcs as ``(parent name, child name)`` pairs, child by child."""
+    def edges(self) -> tuple:
+        """The arcs as ``(parent name, child name)`` pairs, child by child.
+
+        Returns
+        -------
+        tuple of tuple of str
+            For each node in turn, its arcs from its parents, in the order of
+            ``parents``.
+
+        Examples
+        --------
+        >>> from tandem import bn
+        >>> bn.load_network("cancer").edges
+        (('Pollution', 'Cancer'), ('Smoker', 'Cancer'), ('Cancer', 'Xray'), ('Cancer', 'Dyspnoea'))
+        """
         return tuple((self.names[p], self.names[i])
                      for i in range(self.n_nodes) for p in self.parents[i])
 
-    def index(self, node):
-        """The index of ``node`` (a name or an index)."""
+    def index(self, node: str | int) -> int:
+        """The index of ``node`` (a name or an index).
+
+        Parameters
+        ----------
+        node : str or int
+            A node name, or an index in ``range(n_nodes)``.
+
+        Returns
+        -------
+        int
+            The node's index in ``names``.
+
+        Raises
+        ------
+        ValueError
+            For an unknown name or an index out of range.
+        TypeError
+            For anything but a str or an integer (a bool included).
+
+        Examples
+        --------
+        >>> from tandem import bn
+        >>> network = bn.load_network("asia")
+        >>> network.index("lung"), network.index(3)
+        (3, 3)
+        """
         if isinstance(node, str):
             try:
                 return self.names.index(node)
@@ -113,7 +223,7 @@ class Network:
             raise ValueError(f"node index {node} outside range({self.n_nodes})")
         return int(node)
 
-    def adjacency(self, names=None):
+    def adjacency(self, names: Optional[Sequence[str]] = None) -> np.ndarray:
         """The arcs as a bool matrix, ``A[parent, child]``.
 
         Parameters
@@ -122,6 +232,27 @@ class Network:
             The order of rows and columns (for example a data set's
             ``names``): a permutation of the network's node names. Default:
             the network's order.
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (n_nodes, n_nodes)
+            ``A[p, c]`` is True when ``p`` is a parent of ``c``, rows and
+            columns in the order of ``names``.
+
+        Raises
+        ------
+        ValueError
+            If ``names`` is not a permutation of the node names.
+
+        Examples
+        --------
+        >>> from tandem import bn
+        >>> network = bn.load_network("cancer")
+        >>> network.adjacency().astype(int).tolist()
+        [[0, 0, 1, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 1, 1], [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]]
+        >>> a = network.adjacency(["Cancer", "Xray", "Dyspnoea", "Pollution", "Smoker"])
+        >>> a[0].astype(int).tolist()
+        [0, 1, 1, 0, 0]
         """
         if names is None:
             perm = np.arange(self.n_nodes)
@@ -136,7 +267,7 @@ class Network:
                 a[p, i] = True
         return a[np.ix_(perm, perm)]
 
-    def sample(self, n, stream):
+    def sample(self, n: int, stream: Stream | int) -> Dataset:
         """Forward-sample ``n`` rows.
 
         Parameters
@@ -155,6 +286,27 @@ class Network:
         -------
         Dataset
             Discrete, with the network's names, states and arities.
+
+        Raises
+        ------
+        TypeError
+            If ``n`` is not an integer, or ``stream`` neither a stream nor an
+            integer.
+        ValueError
+            If ``n`` is less than 1.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> from tandem import bn
+        >>> network = bn.load_network("asia")
+        >>> data = network.sample(200, tandem.Philox(1))
+        >>> data
+        Dataset(discrete, 200 rows, 8 variables)
+        >>> data.names == network.names
+        True
+        >>> bool((network.sample(5, tandem.Philox(1)).codes == data.codes[:5]).all())
+        True
         """
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral):
             raise TypeError(f"n must be an integer, got {type(n).__name__}")
@@ -336,7 +488,7 @@ def _read_text(path):
                          f"{error}") from None
 
 
-def read_bif(source):
+def read_bif(source: str | os.PathLike) -> Network:
     """Read a network in the Bayesian Interchange Format.
 
     Parameters
@@ -360,6 +512,21 @@ def read_bif(source):
         the line or node: text with no variable, syntax errors, unknown nodes
         or states, a missing or repeated CPT, a CPT row that is incomplete, negative, or
         whose sum strays from 1 by more than ``ROW_SUM_TOLERANCE``, a cycle.
+
+    Examples
+    --------
+    >>> from tandem.bn import read_bif
+    >>> network = read_bif('''
+    ... network tiny { }
+    ... variable rain { type discrete [ 2 ] { no, yes }; }
+    ... variable wet { type discrete [ 2 ] { no, yes }; }
+    ... probability ( rain ) { table 0.8, 0.2; }
+    ... probability ( wet | rain ) { (no) 0.9, 0.1; (yes) 0.2, 0.8; }
+    ... ''')
+    >>> network, network.edges
+    (Network('tiny', 2 nodes, 1 arcs), (('rain', 'wet'),))
+    >>> network.cpts[1].tolist()
+    [[0.9, 0.1], [0.2, 0.8]]
     """
     name = "unknown"
     if _is_bif_text(source):
@@ -513,11 +680,36 @@ def _cpt(child, states, parents, entries, line):
     return rows.reshape(shape + (arity,))
 
 
-def load_network(name):
+def load_network(name: str) -> Network:
     """One of the networks shipped with tandem (:data:`NETWORKS`), read by :func:`read_bif`.
 
     They come from the bnlearn Bayesian network repository (CC BY-SA 3.0);
     ``tandem/bn/networks/README.md`` gives their sources and checksums.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NETWORKS`: ``"cancer"``, ``"earthquake"``, ``"asia"``,
+        ``"survey"``, ``"sachs"``, ``"child"``, ``"insurance"`` or ``"alarm"``.
+
+    Returns
+    -------
+    Network
+        The network, named ``name``.
+
+    Raises
+    ------
+    ValueError
+        For a name not in :data:`NETWORKS`.
+
+    Examples
+    --------
+    >>> from tandem import bn
+    >>> network = bn.load_network("asia")
+    >>> network
+    Network('asia', 8 nodes, 8 arcs)
+    >>> network.names
+    ('asia', 'tub', 'smoke', 'lung', 'bronc', 'either', 'xray', 'dysp')
     """
     if name not in NETWORKS:
         raise ValueError(f"unknown network {name!r}; shipped: {', '.join(NETWORKS)}")

@@ -14,12 +14,15 @@ a uniform prior on the table's parent sets.
 """
 
 from __future__ import annotations
+from typing import Optional
 
 import numba
 import numpy as np
 
 from . import combinations
 from .exact import MAX_NODES, _row_masks
+from .._types import ArrayLike
+from .table import ScoreTable
 
 __all__ = ["map_dag"]
 
@@ -150,10 +153,11 @@ def _ascend(rows, candidates, scores, ranked, subsets):
     return total
 
 
-def map_dag(table, orders=None):
-    """The highest-scoring DAG of ``table``: exactly up to
-    :data:`tandem.bn.exact.MAX_NODES` nodes, else by search from ``orders``
-    (see the module docstring).
+def map_dag(table: ScoreTable, orders: Optional[ArrayLike] = None) -> tuple:
+    """The highest-scoring DAG of ``table``.
+
+    Exactly up to :data:`tandem.bn.exact.MAX_NODES` nodes, else by search
+    from ``orders`` (see the module docstring).
 
     Parameters
     ----------
@@ -172,7 +176,7 @@ def map_dag(table, orders=None):
     Examples
     --------
     >>> import tandem
-    >>> from tandem.bn import load_network, score_table
+    >>> from tandem.bn import load_network, map_dag, score_table
     >>> data = load_network("asia").sample(500, tandem.Philox(1))
     >>> dag, score, exact = map_dag(score_table(data, max_parents=2, progress=False))
     >>> exact, dag.shape

@@ -21,6 +21,8 @@ import os
 import time
 import uuid
 from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import Any, Optional, Union
 
 import numba
 import numpy as np
@@ -29,6 +31,9 @@ from numba import njit, prange
 from .. import _progress, arrays, core, files, parallel
 from . import combinations, scores, terms
 from .scores import Scorer, config_level, family_score, score_counts, scratch_sizes, table_bytes
+from .._types import ArrayLike
+from .data import Dataset
+
 
 #: Fraction of the machine's total memory (:func:`total_memory`) that a table,
 #: and order MCMC on it, may take by default. A fixed share of the total, not
@@ -138,7 +143,12 @@ class ScoreTableTimeError(_Refused, ValueError):
 class ScoreTable:
     """Local scores of every node with every parent set of at most ``max_parents`` candidates.
 
-    Attributes
+    Made by :func:`tandem.bn.score_table` (or :func:`tandem.bn.prune`), which
+    check their input; the constructor checks nothing. Frozen: each
+    parameter is kept as the attribute of the same name. Tables compare by
+    identity; equal fingerprints mean equal tables.
+
+    Parameters
     ----------
     scores : numpy.ndarray of float64, shape (n_nodes, n_sets)
         ``scores[i, r]`` is the local score of node ``i`` given the parent set
@@ -163,6 +173,24 @@ class ScoreTable:
     fingerprint : str
         SHA-256 (hex) of the data, the score, its settings, ``max_parents``
         and ``candidates``: equal fingerprints mean equal tables.
+
+    See Also
+    --------
+    tandem.bn.score_table : Compute a table from a data set.
+    tandem.bn.order_mcmc : Sample orders and DAGs on a table.
+
+    Examples
+    --------
+    >>> import tandem
+    >>> from tandem import bn
+    >>> data = bn.load_network("asia").sample(200, tandem.Philox(1))
+    >>> table = bn.score_table(data, max_parents=2, progress=False)
+    >>> table.scores.shape, table.m, table.max_parents
+    ((8, 29), 7, 2)
+    >>> table.names[3], table.candidates[3].tolist()
+    ('lung', [0, 1, 2, 4, 5, 6, 7])
+    >>> table.score, table.settings, table.excluded, table.n_rows
+    ('bdeu', {'ess': 1.0}, {}, 200)
     """
 
     scores: np.ndarray
@@ -176,22 +204,96 @@ class ScoreTable:
     fingerprint: str
 
     @property
-    def n_nodes(self):
+    def n_nodes(self) -> int:
+        """The number of nodes (the data set's columns).
+
+        Returns
+        -------
+        int
+            ``scores.shape[0]``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> from tandem import bn
+        >>> data = bn.load_network("asia").sample(200, tandem.Philox(1))
+        >>> table = bn.score_table(data, max_parents=2, progress=False)
+        >>> table.n_nodes
+        8
+        """
         return self.scores.shape[0]
 
     @property
-    def n_sets(self):
+    def n_sets(self) -> int:
+        """The number of parent sets per node: the subsets of at most ``max_parents`` slots.
+
+        Returns
+        -------
+        int
+            ``scores.shape[1]``, the sum of ``C(m, s)`` for ``s`` up to
+            ``max_parents``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> from tandem import bn
+        >>> data = bn.load_network("asia").sample(200, tandem.Philox(1))
+        >>> table = bn.score_table(data, max_parents=2, progress=False)
+        >>> table.n_sets                     # 1 + 7 + 21 sets of 7 candidates
+        29
+        """
         return self.scores.shape[1]
 
     @property
-    def m(self):
-        """The number of candidate slots per node."""
+    def m(self) -> int:
+        """The number of candidate slots per node.
+
+        Returns
+        -------
+        int
+            ``candidates.shape[1]``: the most candidates any node has.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> from tandem import bn
+        >>> data = bn.load_network("asia").sample(200, tandem.Philox(1))
+        >>> table = bn.score_table(data, max_parents=2, progress=False)
+        >>> table.m
+        7
+        >>> bn.score_table(data, max_parents=2, candidates=3, progress=False).m
+        3
+        """
         return self.candidates.shape[1]
 
-    def parent_set(self, node, r):
+    def parent_set(self, node: int, r: int) -> tuple:
         """The parents (node indices, ascending) that rank ``r`` stands for at ``node``.
 
-        Raises ``ValueError`` when the set uses a padded slot.
+        Parameters
+        ----------
+        node : int
+            A node index.
+        r : int
+            A rank in ``range(n_sets)``: a column of ``scores``.
+
+        Returns
+        -------
+        tuple of int
+            The parent set, node indices in ascending order; ``()`` for rank 0.
+
+        Raises
+        ------
+        ValueError
+            When the set uses a padded slot.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> from tandem import bn
+        >>> data = bn.load_network("asia").sample(200, tandem.Philox(1))
+        >>> table = bn.score_table(data, max_parents=2, progress=False)
+        >>> table.parent_set(3, 0), table.parent_set(3, 1), table.parent_set(3, 8)
+        ((), (0,), (0, 1))
         """
         positions = combinations.unrank(r, self.m, self.max_parents)
         parents = self.candidates[node, positions]
@@ -199,11 +301,39 @@ class ScoreTable:
             raise ValueError(f"rank {r} uses a padded candidate slot of node {node}")
         return tuple(int(p) for p in parents)
 
-    def rank(self, node, parents):
+    def rank(self, node: int, parents: Sequence[int]) -> int:
         """The rank of the parent set ``parents`` (node indices) at ``node``.
 
-        Raises ``ValueError`` if a parent is not a candidate of ``node`` or
-        there are more than ``max_parents``.
+        Parameters
+        ----------
+        node : int
+            A node index.
+        parents : iterable of int
+            Candidates of ``node``, in any order.
+
+        Returns
+        -------
+        int
+            The column of ``scores`` that holds the set: the inverse of
+            :meth:`parent_set`.
+
+        Raises
+        ------
+        ValueError
+            If a parent is not a candidate of ``node`` or there are more than
+            ``max_parents``.
+
+        Examples
+        --------
+        >>> import tandem
+        >>> from tandem import bn
+        >>> data = bn.load_network("asia").sample(200, tandem.Philox(1))
+        >>> table = bn.score_table(data, max_parents=2, progress=False)
+        >>> r = table.rank(3, (4, 2))
+        >>> r, table.parent_set(3, r)
+        (13, (2, 4))
+        >>> bool(table.scores[3, table.rank(3, [2])] == bn.local_score(data, 3, [2]))
+        True
         """
         row = list(self.candidates[node])
         try:
@@ -545,14 +675,18 @@ def _candidates(candidates, data, s):
     return table, excluded
 
 
-def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_limit=None,
-                time_limit=None, progress=True, device="cpu", out=None, client=None,
-                **settings):
+def score_table(data: Dataset, *, score: str = "bdeu", max_parents: int = 3,
+                candidates: Optional[ArrayLike] = None, memory_limit: int | None = None,
+                time_limit: float | None = None, progress: bool | str = True, device: str = "cpu",
+                out: Union[str, os.PathLike, None] = None, client: Any = None,
+                **settings: Any) -> ScoreTable:
     """The local score of every node with every parent set of at most ``max_parents`` candidates.
 
     Parameters
     ----------
     data : Dataset
+        The data: discrete for ``"bdeu"``, ``"k2"`` and ``"bic"``, Gaussian
+        for ``"bge"``.
     score : {"bdeu", "k2", "bic", "bge"}
         See :mod:`tandem.bn.scores`.
     max_parents : int
@@ -601,6 +735,16 @@ def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_li
     Returns
     -------
     ScoreTable
+        Every entry exactly :func:`tandem.bn.local_score` of its set, the
+        same bit for bit whatever the number of threads, the chunking, the
+        device or the cluster.
+
+    Raises
+    ------
+    tandem.bn.table.ScoreTableMemoryError
+        Past ``memory_limit``.
+    tandem.bn.table.ScoreTableTimeError
+        Past ``time_limit``.
 
     Examples
     --------
@@ -610,6 +754,11 @@ def score_table(data, *, score="bdeu", max_parents=3, candidates=None, memory_li
     >>> table = bn.score_table(data, max_parents=2, progress=False)
     >>> table.scores.shape
     (8, 29)
+    >>> bool(table.scores[3, table.rank(3, [2])] == bn.local_score(data, "lung", ["smoke"]))
+    True
+    >>> top = bn.score_table(data, max_parents=2, candidates=3, progress=False)
+    >>> top.scores.shape, top.excluded["lung"]
+    ((8, 7), ['asia', 'tub', 'smoke', 'bronc'])
     """
     _progress._enabled(progress)
     return plan_table(data, score=score, max_parents=max_parents, candidates=candidates,
