@@ -102,32 +102,48 @@ def philox_kernels(steps):
     return walk32, walk64
 
 
-#: A Tandem8x32 walk kernel; ``{lanes}`` holds one block a lane of the row.
-#: The eight chunk states stay in named variables, so that they live in
-#: registers: in a local array indexed by the lane, they went to local memory
-#: and the walk ran at 0.16-0.18x cuRAND's (docs/performance.md).
+#: A Tandem8x32 walk kernel; ``{row}`` steps the eight chunks of a row and
+#: adds their draws.  The 64 state words stay in named variables, so that
+#: they live in registers (in a local array indexed by the lane they went to
+#: local memory: 0.16-0.18x cuRAND's, docs/performance.md), and hold uint32
+#: (in uint64 words they took twice the registers).
 _TANDEM_WALK = """
 def walk(out, k0, k1, k2, k3, log2_k{table}):
     p = cuda.grid(1)
     if p < out.size:
-        c0, c1, c2, c3 = t8.split_key(k0, k1, k2, k3, U64(p))
-        n0, n1, n2, n3 = t8.purpose_key(c0, c1, c2, c3, purpose_normal64)
-        {zeros} = zero8
+        c0, c1, c2, c3 = split_key(k0, k1, k2, k3, U64(p))
+        n0, n1, n2, n3 = purpose_key(c0, c1, c2, c3, purpose_normal64)
+        {states} = zeros
         mask = (one << log2_k) - one
         x = start
         t = 0
         for r in range(rows):
             row = U64(r)
             fresh = row & mask == 0
-{lanes}
+{row}
         out[p] = x
 """
-_TANDEM_LANE = """
+#: A row as eight copies of one lane's block, each on its own state names.
+_UNROLLED_LANE = """
             if fresh:
-                {s} = t8.chunk_start(c0, c1, c2, c3, ((row >> log2_k) << three) | U64({lane}))
-            {s} = t8.step({s})
+                {s} = chunk_start(c0, c1, c2, c3, ((row >> log2_k) << three) | U64({lane}))
+            {s} = step({s})
             x = add(x, t, {w}, n0, n1, n2, n3, log2_k{table})
             t += per_block
+"""
+#: A row as one lane's block in a loop: the states rotate through lane 0's
+#: names after each block (64 moves), so that the kernel holds one copy of
+#: the draw's code.  The f64 walk needs it: unrolled, the ziggurat's miss path
+#: eight times over took 154 registers and spilled (0.07x cuRAND's against
+#: 0.36x rotating, docs/performance.md).
+_ROTATING_ROW = """
+            for lane in range(8):
+                if fresh:
+                    {s} = chunk_start(c0, c1, c2, c3, ((row >> log2_k) << three) | U64(lane))
+                {s} = step({s})
+                x = add(x, t, {w}, n0, n1, n2, n3, log2_k{table})
+                t += per_block
+                {states} = {rotated}
 """
 
 
@@ -141,20 +157,22 @@ def tandem_kernels(steps):
     chunks of its stream's rows in place (SPEC.md section 4): row ``r`` holds
     the blocks of chunks ``8 (r // K) .. 8 (r // K) + 7`` after ``r % K + 1``
     steps each, in that order.  ``walk32`` sums the Box-Muller pairs of the
-    words in order, ``walk64`` the ziggurat normals of the 64-bit draws, with
-    a miss continuing on ``split(g)`` of the child's ``purpose(P_N64)``, ``g``
-    the draw's index.  The kernels' text repeats one block for each of the
-    eight lanes (:data:`_TANDEM_LANE`).
+    words in order (its rows unrolled, :data:`_UNROLLED_LANE`), ``walk64``
+    the ziggurat normals of the 64-bit draws, with a miss continuing on
+    ``split(g)`` of the child's ``purpose(P_N64)``, ``g`` the draw's index
+    (its rows a loop, :data:`_ROTATING_ROW`).
     """
     cc = tandem.core.for_cuda()
-    t8, draws = cc.tandem8x32, cc.tandem_draws
+    draws = cc.tandem_draws
+    split_key = cc.tandem8x32.split_key
+    t8 = _Narrow32(cc.tandem8x32)
     thirty_two = U64(32)
 
     @cuda.jit(device=True)
     def add32(x, t, w0, w1, w2, w3, n0, n1, n2, n3, log2_k):
         """``x`` plus the four normals of a block's words, those before ``steps``."""
-        z0, z1 = draws.box_muller32(w0, w1)
-        z2, z3 = draws.box_muller32(w2, w3)
+        z0, z1 = draws.box_muller32(U64(w0), U64(w1))
+        z2, z3 = draws.box_muller32(U64(w2), U64(w3))
         if t < steps:
             x += z0
         if t + 1 < steps:
@@ -169,7 +187,7 @@ def tandem_kernels(steps):
     def normal64(d, g, n0, n1, n2, n3, log2_k, table):
         z, accepted = draws.normal64_fast(d, table)
         if not accepted:
-            m0, m1, m2, m3 = t8.split_key(n0, n1, n2, n3, U64(g))
+            m0, m1, m2, m3 = split_key(n0, n1, n2, n3, U64(g))
             z = draws.normal64_miss(m0, m1, m2, m3, log2_k, d, table)
         return z
 
@@ -177,25 +195,59 @@ def tandem_kernels(steps):
     def add64(x, t, w0, w1, w2, w3, n0, n1, n2, n3, log2_k, table):
         """``x`` plus the normals of a block's two 64-bit draws, those before ``steps``."""
         if t < steps:
-            x += normal64(w0 | (w1 << thirty_two), t, n0, n1, n2, n3, log2_k, table)
+            x += normal64(U64(w0) | (U64(w1) << thirty_two), t, n0, n1, n2, n3, log2_k, table)
         if t + 1 < steps:
-            x += normal64(w2 | (w3 << thirty_two), t + 1, n0, n1, n2, n3, log2_k, table)
+            x += normal64(U64(w2) | (U64(w3) << thirty_two), t + 1, n0, n1, n2, n3, log2_k,
+                          table)
         return x
 
-    def kernel(add, per_block, start, table):
-        lanes = "".join(_TANDEM_LANE.format(
-            s=", ".join(f"s{lane}_{i}" for i in range(8)), lane=lane, table=table,
-            w=", ".join(f"s{lane}_{i}" for i in range(4))) for lane in range(8))
-        zeros = ", ".join(f"s{lane}_{i}" for lane in range(8) for i in range(8))
-        source = _TANDEM_WALK.format(table=table, zeros=zeros, lanes=lanes)
-        scope = {"cuda": cuda, "t8": t8, "U64": U64, "add": add, "start": start,
-                 "per_block": per_block, "rows": -(-steps // (8 * per_block)),
+    def kernel(add, per_block, start, table, unrolled):
+        names = [f"s{lane}_{i}" for lane in range(8) for i in range(8)]
+        if unrolled:
+            row = "".join(_UNROLLED_LANE.format(
+                s=", ".join(names[8 * lane:8 * lane + 8]), lane=lane, table=table,
+                w=", ".join(names[8 * lane:8 * lane + 4])) for lane in range(8))
+        else:
+            row = _ROTATING_ROW.format(s=", ".join(names[:8]), w=", ".join(names[:4]),
+                                       table=table, states=", ".join(names),
+                                       rotated=", ".join(names[8:] + names[:8]))
+        source = _TANDEM_WALK.format(table=table, states=", ".join(names), row=row)
+        scope = {"cuda": cuda, "split_key": t8.split_key, "purpose_key": t8.purpose_key,
+                 "chunk_start": t8.chunk_start, "step": t8.step, "U64": U64, "add": add,
+                 "start": start, "per_block": per_block, "rows": -(-steps // (8 * per_block)),
                  "purpose_normal64": U64(draws.PURPOSE_NORMAL64), "one": U64(1),
-                 "three": U64(3), "zero8": (U64(0),) * 64}
+                 "three": U64(3), "zeros": (np.uint32(0),) * 64}
         exec(compile(source, f"<tandem walk, {per_block} a block>", "exec"), scope)
         return cuda.jit(scope["walk"])
 
-    return kernel(add32, 4, np.float32(0.0), ""), kernel(add64, 2, 0.0, ", table")
+    return (kernel(add32, 4, np.float32(0.0), "", unrolled=True),
+            kernel(add64, 2, 0.0, ", table", unrolled=False))
+
+
+class _Narrow32:
+    """``split_key``, ``purpose_key``, ``chunk_start`` and ``step`` of
+    ``tandem8x32`` (a ``for_cuda()`` namespace) on uint32 chunk states: the
+    core's uint64 words, truncated, so that the compiler keeps each state word
+    in one 32-bit register."""
+
+    def __init__(self, t8):
+        self.split_key, self.purpose_key = t8.split_key, t8.purpose_key
+        start, step = t8.chunk_start, t8.step
+        u32 = np.uint32
+
+        @cuda.jit(device=True)
+        def chunk_start(c0, c1, c2, c3, chunk):
+            s = start(c0, c1, c2, c3, chunk)
+            return (u32(s[0]), u32(s[1]), u32(s[2]), u32(s[3]),
+                    u32(s[4]), u32(s[5]), u32(s[6]), u32(s[7]))
+
+        @cuda.jit(device=True)
+        def step32(s0, s1, s2, s3, s4, s5, s6, s7):
+            s = step(U64(s0), U64(s1), U64(s2), U64(s3), U64(s4), U64(s5), U64(s6), U64(s7))
+            return (u32(s[0]), u32(s[1]), u32(s[2]), u32(s[3]),
+                    u32(s[4]), u32(s[5]), u32(s[6]), u32(s[7]))
+
+        self.chunk_start, self.step = chunk_start, step32
 
 
 def tandem_launch_args(walkers):
