@@ -326,8 +326,9 @@ def test_random_access_equals_fill(K):
 
 @pytest.mark.parametrize("K", [8, 32, 256])
 def test_uniform_fills_map_the_words(K):
-    """Long uniform fills (whole spans of four chunk groups, mapped where the
-    lanes lie) equal section 5's maps of the stream's words, at any start."""
+    """Long uniform and exponential fills (whole spans of four chunk groups,
+    mapped where the lanes lie) equal section 5's maps of the stream's words,
+    at any start."""
     words, _ = tandem.Tandem.from_key(K1234, K=K).words(2 * 10**4 + 4096 + 2)
     for start in (0, 1, 2, 4096):
         g = tandem.Tandem.from_key(K1234, position=32 * start, K=K)
@@ -338,6 +339,14 @@ def test_uniform_fills_map_the_words(K):
             f64, _ = g.random(10**4)
             draws = words[start:start + 2 * 10**4].view(np.uint64)
             assert f64.tobytes() == ((draws >> 11).astype(np.float64) * 2.0**-53).tobytes()
+            # exponentials made where the lanes lie equal those of short fills
+            # (through the cursor, each draw mapped by tandem_draws.exponential64)
+            whole, _ = g.exponential(10**4)
+            pieces, h = [], g
+            for _ in range(20):
+                piece, h = h.exponential(500)
+                pieces.append(piece)
+            assert whole.tobytes() == np.concatenate(pieces).tobytes()
 
 
 def test_position_bounds():

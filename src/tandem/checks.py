@@ -21,7 +21,7 @@ def _unwrapped(value):
 
 def real(value, name: str) -> float:
     """``value`` as a float; a ``TypeError`` unless it is a real number (not a bool),
-    or a 0-d array of one.
+    or a 0-d array of one (a string that is no number: ``ValueError``, as NumPy).
 
     Examples
     --------
@@ -33,11 +33,42 @@ def real(value, name: str) -> float:
     value = _unwrapped(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, (numbers.Real, np.floating, np.integer)):
+        if isinstance(value, str):
+            float(value)  # a string that is no number: NumPy's ValueError
         raise TypeError(f"{name} must be a real number, got {value!r:.60}")
     try:
         return float(value)
     except OverflowError:
         raise ValueError(f"{name} is too large for a float, got {value!r:.60}") from None
+
+
+def real_array(values, name: str, xp=np):
+    """``values`` as a float64 array (NumPy's or CuPy's, as ``xp``), converted
+    as NumPy's distributions convert a parameter.
+
+    An array (a NumPy or CuPy array, or anything with ``__array__``) must cast
+    safely to float64: booleans, integers and floats do, strings and objects
+    raise ``TypeError``.  A Python number or sequence converts as
+    ``numpy.asarray(values, float64)`` does: an integer of any size, ``None``
+    in a list as NaN, a string that is no number a ``ValueError``.  A
+    ``str``, ``bytes`` or ``None`` alone raises ``TypeError``, and a string
+    that is no number ``ValueError``, as NumPy's methods do.
+
+    Examples
+    --------
+    >>> real_array([1, 2**70], "loc")
+    array([1.00000000e+00, 1.18059162e+21])
+    """
+    if values is None or isinstance(values, (str, bytes)):
+        if isinstance(values, str):
+            float(values)  # a string that is no number: NumPy's ValueError
+        raise TypeError(f"{name} must be a real number, got {values!r:.60}")
+    if isinstance(values, xp.ndarray) or hasattr(values, "__array__"):
+        values = xp.asarray(values)
+        if values.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must hold real numbers, got dtype {values.dtype}")
+        return values.astype(np.float64)
+    return xp.asarray(np.asarray(values, dtype=np.float64))
 
 
 def finite(value, name: str) -> float:

@@ -73,6 +73,14 @@ class Generator(np.random.Generator):
     what it drew, and holds the bit generator's lock while it draws, so
     threads sharing a Generator get distinct draws.
 
+    Parameters are taken and refused as NumPy's methods take and refuse
+    them, with NumPy's exception types: 0-d arrays, NumPy scalars, integers
+    of any size and sequences convert as NumPy converts them, and a NaN
+    parameter gives NaN where NumPy's does.  One difference is by design: an
+    infinite parameter raises ``ValueError`` (NumPy returns inf, 0, 1 or NaN
+    there depending on the law), and a parameter so large that the values
+    would overflow is refused rather than giving inf.
+
     Parameters
     ----------
     stream : tandem.Stream, tandem.StreamBitGenerator or a seed
@@ -256,11 +264,12 @@ class Generator(np.random.Generator):
         """
         python_type = dtype if dtype in (int, bool) else None
         dtype = checks.dtype(dtype)
-        shape = arrays.shape_of(size)
-        if shape is not None and 0 in shape:  # NumPy checks no bounds here either
-            return np.empty(shape, dtype=dtype if dtype == np.bool_ else
+        # NumPy's order: the product of size (a string fails), the bounds, then size
+        if size is not None and np.prod(size) == 0:  # NumPy checks no bounds here either
+            return np.empty(arrays.shape_of(size), dtype=dtype if dtype == np.bool_ else
                             distributions.integer_dtype(dtype))
         low, high = _bound(low), _bound(high)
+        shape = arrays.shape_of(size)
         wanted = dtype
         if dtype == np.bool_:
             _check_bool_range(low, high, endpoint)
@@ -851,6 +860,8 @@ Examples
 """
 
 
+_F64 = np.dtype(np.float64)
+
 #: The laws whose NumPy methods give NaN for a NaN parameter (the others raise).
 _NAN_PASSES = frozenset({
     "normal", "exponential", "standard_gamma", "gamma", "chisquare", "beta", "vonmises",
@@ -858,36 +869,47 @@ _NAN_PASSES = frozenset({
     "standard_t", "weibull", "power", "rayleigh"})
 
 
-def _example(name, count):
-    law = laws.LAWS.get(name) or laws.TWO_PARTS.get(name)
-    return law.parameter_sets[0] if law is not None else (1.0,) * count
-
-
 def _nan_free(name, params):
     """NumPy's NaN rule, before a draw: ``(params, nan)``.
 
-    Where a parameter of a law of :data:`_NAN_PASSES` is NaN, every parameter
-    takes the law's first example's value (so the draw runs, and moves the
-    stream, as for any parameters); ``nan`` is where the values are to be
-    NaN (True: all of them; a bool array of the parameters' broadcast shape;
-    None: nowhere).  The other parameters there are not checked.
+    NumPy checks each parameter on its own, lets NaN pass, and gives NaN
+    wherever a parameter is NaN.  So where a parameter of a law of
+    :data:`_NAN_PASSES` holds NaN, each parameter is checked in turn with its
+    NaN elements taken as the law's first example's value, and the checks
+    of several parameters run with the NaNs (raising as NumPy does for the
+    others); then, where any is NaN, every parameter takes the
+    example's values (so the draw runs, and moves the stream, as for any
+    parameters).  ``nan`` is where the values are to be NaN (True: all of
+    them; a bool array of the parameters' broadcast shape; None: nowhere).
     """
     if name not in _NAN_PASSES:
         return params, None
-    nan = False
-    for p in params:
-        if isinstance(p, (float, np.floating, np.ndarray, list, tuple)):
-            a = np.asarray(p)
-            if a.dtype.kind in "fc":
-                nan = nan | np.isnan(a)
-    if not np.any(nan):
+    law = laws.law(name) or laws.TWO_PARTS.get(name)  # None: exponential's one scale
+    parameters = law.parameters if law else (None,) * len(params)
+    arrays = []
+    for parameter, p in zip(parameters, params):
+        try:  # a CuPy array or a masked one is not NaN-checked here
+            if not isinstance(p, (float, np.floating, np.ndarray, list, tuple)) or (
+                    np.ma.isMaskedArray(p)):
+                raise TypeError
+            arrays.append(checks.real_array(p, "parameter"))
+        except (TypeError, ValueError, OverflowError):  # the checks raise it, in turn
+            arrays.append(None)
+    nan = [a is not None and np.isnan(a) for a in arrays]
+    if not any(np.any(each) for each in nan):
         return params, None
-    examples = _example(name, len(params))
-    if np.ndim(nan) == 0 and all(np.ndim(p) == 0 for p in params):
+    examples = law.parameter_sets[0] if law else (1.0,) * len(params)
+    for parameter, p, a, each, e in zip(parameters, params, arrays, nan, examples):
+        if parameter is not None:
+            parameter.check_array(p if a is None else np.where(each, e, a), _F64)
+    if getattr(law, "check", None) is not None:  # comparisons with NaN pass, as NumPy's
+        law.check(*arrays)
+    if all(np.ndim(a) == 0 for a in arrays):
         return tuple(examples), True
-    shape = np.broadcast_shapes(*(np.shape(p) for p in params))
-    nan = np.broadcast_to(nan, shape)
-    return tuple(np.where(nan, e, p) for p, e in zip(params, examples)), nan
+    shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
+    anywhere = np.broadcast_to(np.logical_or.reduce(
+        [np.broadcast_to(each, shape) for each in nan]), shape)
+    return tuple(np.where(anywhere, e, a) for a, e in zip(arrays, examples)), anywhere
 
 
 def _with_nan(values, nan):
@@ -904,6 +926,8 @@ def _bound(value):
     floats to int64; anything else is left to the checks."""
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
+    if isinstance(value, str):
+        float(value)  # a string that is no number: NumPy's ValueError
     if isinstance(value, (float, np.floating)):
         return int(value)
     if isinstance(value, np.ndarray) and value.dtype.kind == "f" or isinstance(

@@ -180,6 +180,10 @@ def dirichlet(stream, alpha, size=None, *, threads=None, device=None, backend=No
     """
     arrays.refuse_masked(alpha, "alpha")
     alpha = np.asarray(alpha)
+    if alpha.ndim == 0:
+        if alpha.dtype.kind == "U":
+            float(alpha[()])  # a string that is no number: NumPy's ValueError
+        raise TypeError(f"alpha must be a sequence, got {alpha!r:.60}")
     if alpha.ndim != 1 or alpha.size < 1:
         raise ValueError(f"alpha must be a non-empty 1-dimensional array, got shape "
                          f"{alpha.shape}")

@@ -88,10 +88,7 @@ class Real:
     def check_array(self, values, dtype: np.dtype, xp=np):
         """The array ``values`` (NumPy or CuPy, as ``xp``) rounded to ``dtype``,
         after the checks of :meth:`check` on every element."""
-        values = xp.asarray(values)
-        if values.dtype.kind not in "fiu":
-            raise TypeError(f"{self.name} must hold real numbers, got dtype {values.dtype}")
-        values = values.astype(np.float64)
+        values = checks.real_array(values, self.name, xp)
         if not bool(xp.isfinite(values).all()):
             error = OverflowError if self.infinite_overflows else ValueError
             raise error(f"{self.name} must be finite, got a non-finite element")

@@ -27,8 +27,8 @@ from ..core.bijections import MASK32, SHIFT32
 from ..core.tandem8x32 import (AUX_STREAM, CLOCK_ROT, CLOCK_WEYL, DOMAIN_STREAM, LO_ROTATION,
                                 ROUND_CONSTANTS)
 from ..core.tandem_draws import (below32_of_draw, below64_of_draw, box_muller32,
-                                 choice_of_draw, exponential32, exponential64, normal64_of_draw,
-                                 uniform24, uniform53)
+                                 choice_of_draw, exponential32, exponential64, neg2_log,
+                                 normal64_of_draw, uniform24, uniform53)
 from ..core.uniform import lemire32, lemire64
 from .maps import named
 
@@ -431,15 +431,15 @@ def _uniform24_rows(lanes, values, out, k, r):
 
 
 @_inlined
-def _uniform53_rows(lanes, values, out, k, r):
-    """Row ``r`` of each of four chunk groups as f64 uniforms into ``out``, from
-    the lanes just stepped.
+def _uniform53_values(lanes, values):
+    """The f64 uniforms of row ``r`` of four chunk groups, from the lanes just
+    stepped, into ``values[:2 * _GROUP_LANES]``, where the lanes lie.
 
     A lane's 64-bit draws are its words ``(0, 1)`` and ``(2, 3)``, low word
-    first, so each uniform is made where the lanes lie, as
-    ``hi 2**-32 + (lo >> 11) 2**-53``: :func:`uniform53` to the bit (both
-    terms and their sum are exact), in conversions of 32-bit integers, which
-    AVX2 has, where the 64-bit one it lacks went element by element.
+    first, so each uniform is made as ``hi 2**-32 + (lo >> 11) 2**-53``:
+    :func:`uniform53` to the bit (both terms and their sum are exact), in
+    conversions of 32-bit integers, which AVX2 has, where the 64-bit one it
+    lacks went element by element.
     """
     for j in range(2):
         for i in range(_GROUP_LANES):
@@ -448,9 +448,33 @@ def _uniform53_rows(lanes, values, out, k, r):
             values[_GROUP_LANES * j + i] = (
                 (np.float64(np.int32(hi ^ _SIGN32)) + _TWO31) * _F32_DRAW
                 + np.float64(np.int32(lo >> 11)) * _F64_ULP)
+
+
+@_inlined
+def _store_f64_rows(values, out, k, r):
+    """The values of :func:`_uniform53_values`'s places into ``out``, in stream order."""
     for q in range(4):
         _store_pairs(values, _LANES * q, _GROUP_LANES + _LANES * q, out,
                      ROW_WORDS // 2 * (q * k + r))
+
+
+@_inlined
+def _uniform53_rows(lanes, values, out, k, r):
+    """Row ``r`` of each of four chunk groups as f64 uniforms into ``out``."""
+    _uniform53_values(lanes, values)
+    _store_f64_rows(values, out, k, r)
+
+
+@_inlined
+def _exponential53_rows(lanes, values, out, k, r):
+    """Row ``r`` of each of four chunk groups as f64 exponentials into ``out``:
+    :func:`exponential64`, ``0.5 L(1 - u)``, of the uniforms made where the
+    lanes lie (a loop LLVM vectorises), rather than in a second pass over the
+    cursor's buffer."""
+    _uniform53_values(lanes, values)
+    for i in range(2 * _GROUP_LANES):
+        values[i] = 0.5 * neg2_log(1.0 - values[i])
+    _store_f64_rows(values, out, k, r)
 
 
 def _draw_kernel(width, value_of, rows=None):
@@ -509,7 +533,7 @@ def _of_draw(value_map):
 #: The kernels, by the name of their law.
 uniform64_fill = _draw_kernel(64, _of_draw(uniform53), rows=_uniform53_rows)
 uniform32_fill = _draw_kernel(32, _of_draw(uniform24), rows=_uniform24_rows)
-exponential64_fill = _draw_kernel(64, _of_draw(exponential64))
+exponential64_fill = _draw_kernel(64, _of_draw(exponential64), rows=_exponential53_rows)
 exponential32_fill = _draw_kernel(32, _of_draw(exponential32))
 normal64_fill = _draw_kernel(64, normal64_of_draw)
 below32_fill = _draw_kernel(32, below32_of_draw)

@@ -71,6 +71,8 @@ _LAYER_MASK = U64(1023)
 _TOP24 = U64(0xFFFFFF00)
 _F64_ULP = 2.0**-53
 _F32_ULP = np.float32(2.0**-24)
+_TWO52_BITS = U64(0x4330000000000000)  # the bits of 2**52
+_TWO52 = 2.0**52
 
 
 @inline
@@ -93,9 +95,14 @@ def neg2_log(x):
     the C reference).
     """
     ix = np.float64(x).view(np.uint64) + _LOG_OFFSET
-    nk = np.float64(np.int64(1023) - np.int64(ix >> _SHIFT52))
+    # 1023 - (ix >> 52), exactly, through the float 2**52 + e: the CPU then
+    # vectorises the loop (it has no int64-to-float conversion in AVX2).
+    e = U64((ix >> _SHIFT52) | _TWO52_BITS).view(np.float64) - _TWO52
+    nk = 1023.0 - e
     m = U64((ix & _MANTISSA) + _SQRT_HALF_BITS).view(np.float64)
-    s = (m - 1.0) / (m + 1.0)
+    # np.divide, not /: Numba's / checks for a zero divisor, which stops the
+    # loop's vectorisation (m + 1 > 1 here).
+    s = np.divide(m - 1.0, m + 1.0)
     z = product(s, s)
     p = fma(z, fma(z, fma(z, fma(z, fma(z, fma(z, _C6, _C5), _C4), _C3), _C2), _C1), 1.0)
     return fma(nk, _LN4_LO, fma(nk, _LN4_HI, product(product(s, -4.0), p)))
