@@ -13,6 +13,7 @@ fixes, bit for bit with its conformance fixtures (``tests/data/tandem_spec``).
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Sequence
 from typing import Optional, Union
@@ -91,6 +92,13 @@ def _target(out, size, dtype, device=None):
 
 def _result(flat, shape, out):
     return out if out is not None else _shaped(flat, shape)
+
+
+@functools.lru_cache(maxsize=4096)
+def _purpose_key(k0, k1, k2, k3, u):
+    """The core's ``purpose_key``, remembered: in plain Python it costs eight
+    rounds of F, and every small sample asks for its continuation's key."""
+    return _t.purpose_key(k0, k1, k2, k3, u)
 
 
 class Tandem(Stream):
@@ -417,7 +425,7 @@ class Tandem(Stream):
         (64, True)
         """
         u, _ = purpose_word(purpose)
-        return self._child(_t.purpose_key(*self._words(), _U(u)), self._position)
+        return self._child(_purpose_key(*self._words(), _U(u)), self._position)
 
     def fork(self, n: int):
         """Children of the current 128-bit block, and the parent moved past it.
