@@ -21,7 +21,7 @@ def _unwrapped(value):
 
 def real(value, name: str) -> float:
     """``value`` as a float; a ``TypeError`` unless it is a real number (not a bool),
-    or a 0-d array of one (a string that is no number: ``ValueError``, as NumPy).
+    or a 0-d array of one.
 
     Examples
     --------
@@ -33,8 +33,6 @@ def real(value, name: str) -> float:
     value = _unwrapped(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, (numbers.Real, np.floating, np.integer)):
-        if isinstance(value, str):
-            float(value)  # a string that is no number: NumPy's ValueError
         raise TypeError(f"{name} must be a real number, got {value!r:.60}")
     try:
         return float(value)
@@ -50,9 +48,9 @@ def real_array(values, name: str, xp=np):
     safely to float64: booleans, integers and floats do, strings and objects
     raise ``TypeError``.  A Python number or sequence converts as
     ``numpy.asarray(values, float64)`` does: an integer of any size, ``None``
-    in a list as NaN, a string that is no number a ``ValueError``.  A
-    ``str``, ``bytes`` or ``None`` alone raises ``TypeError``, and a string
-    that is no number ``ValueError``, as NumPy's methods do.
+    in a list as NaN, a string in it that is no number a ``ValueError``.  A
+    ``str``, ``bytes`` or ``None`` alone raises ``TypeError`` (the Generator
+    first applies NumPy's rule for strings, :func:`refuse_text`).
 
     Examples
     --------
@@ -60,15 +58,34 @@ def real_array(values, name: str, xp=np):
     array([1.00000000e+00, 1.18059162e+21])
     """
     if values is None or isinstance(values, (str, bytes)):
-        if isinstance(values, str):
-            float(values)  # a string that is no number: NumPy's ValueError
         raise TypeError(f"{name} must be a real number, got {values!r:.60}")
     if isinstance(values, xp.ndarray) or hasattr(values, "__array__"):
         values = xp.asarray(values)
         if values.dtype.kind not in "biuf":
             raise TypeError(f"{name} must hold real numbers, got dtype {values.dtype}")
         return values.astype(np.float64)
-    return xp.asarray(np.asarray(values, dtype=np.float64))
+    try:
+        return xp.asarray(np.asarray(values, dtype=np.float64))
+    except ValueError as error:  # a string in the sequence that is no number
+        raise ValueError(f"{name}: {error}") from None
+
+
+def refuse_text(value, name: str) -> None:
+    """NumPy's ``ValueError`` for a string that is no number where a number is
+    wanted (a number's text goes on to the checks' ``TypeError``, as in NumPy).
+
+    Examples
+    --------
+    >>> refuse_text("x", "loc")
+    Traceback (most recent call last):
+    ...
+    ValueError: loc must be a number, got the string 'x'
+    """
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            raise ValueError(f"{name} must be a number, got the string {value!r:.60}") from None
 
 
 def finite(value, name: str) -> float:

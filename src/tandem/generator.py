@@ -265,10 +265,10 @@ class Generator(np.random.Generator):
         python_type = dtype if dtype in (int, bool) else None
         dtype = checks.dtype(dtype)
         # NumPy's order: the product of size (a string fails), the bounds, then size
-        if size is not None and np.prod(size) == 0:  # NumPy checks no bounds here either
+        if size is not None and _product(size) == 0:  # NumPy checks no bounds here either
             return np.empty(arrays.shape_of(size), dtype=dtype if dtype == np.bool_ else
                             distributions.integer_dtype(dtype))
-        low, high = _bound(low), _bound(high)
+        low, high = _bound(low, "low"), _bound(high, "high")
         shape = arrays.shape_of(size)
         wanted = dtype
         if dtype == np.bool_:
@@ -305,7 +305,7 @@ class Generator(np.random.Generator):
         >>> len(tandem.Generator(1).bytes(5))
         5
         """
-        length = _bound(length)
+        length = _bound(length, "length")
         length = checks.integer(length, "length")
         if not 0 <= length <= arrays.MAX_BYTES:
             raise ValueError(f"length must be in [0, 2**63 - 1], got {length!r:.60}")
@@ -367,6 +367,8 @@ class Generator(np.random.Generator):
         >>> tandem.Generator(1).normal([0.0, 10.0], 0.5).shape
         (2,)
         """
+        checks.refuse_text(loc, "loc")
+        checks.refuse_text(scale, "scale")
         (loc, scale), nan = _nan_free("normal", (loc, scale))
         values = self._small(reserve.keyed("normal", loc, scale), size, _NORMAL,
                              loc=loc, scale=scale)
@@ -429,6 +431,7 @@ class Generator(np.random.Generator):
         >>> bool((tandem.Generator(1).exponential(2.0, 5) >= 0).all())
         True
         """
+        checks.refuse_text(scale, "scale")
         (scale,), nan = _nan_free("exponential", (scale,))
         values = self._small(reserve.keyed("exponential", scale), size, _EXPONENTIAL,
                              scale=scale)
@@ -570,6 +573,9 @@ class Generator(np.random.Generator):
     # -- laws whose parameters broadcast (tandem.laws), the others made below ----
 
     def _law(self, name, *params, size=None):
+        law = laws.law(name) or laws.TWO_PARTS[name]
+        for parameter, value in zip(law.parameters, params):
+            checks.refuse_text(value, parameter.name)
         params, nan = _nan_free(name, params)
         values = self._small(reserve.keyed(name, *params), size, parametric.fill, name, *params)
         return values if nan is None else _with_nan(values, nan)
@@ -761,6 +767,7 @@ class Generator(np.random.Generator):
         >>> int(tandem.Generator(1).multinomial(10, [0.2, 0.8]).sum())
         10
         """
+        checks.refuse_text(n, "n")
         if np.ndim(n) or np.ndim(pvals) != 1:
             return self._numpy("multinomial", n, pvals, size)
         return self._draw(multivariate.multinomial, n, pvals, size)
@@ -920,14 +927,22 @@ def _with_nan(values, nan):
     return values
 
 
-def _bound(value):
+def _product(size):
+    """``numpy.prod(size)``, whose failure names ``size``."""
+    try:
+        return np.prod(size)
+    except (TypeError, ValueError):
+        raise TypeError(f"size must be an integer or a tuple of integers, got "
+                        f"{size!r:.60}") from None
+
+
+def _bound(value, name):
     """An integer argument as NumPy casts it: a float, or a 0-d array of one,
     truncates to an int (NaN and infinities raise as ``int`` does), an array of
     floats to int64; anything else is left to the checks."""
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
-    if isinstance(value, str):
-        float(value)  # a string that is no number: NumPy's ValueError
+    checks.refuse_text(value, name)
     if isinstance(value, (float, np.floating)):
         return int(value)
     if isinstance(value, np.ndarray) and value.dtype.kind == "f" or isinstance(
