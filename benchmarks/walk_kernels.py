@@ -164,8 +164,8 @@ def tandem_kernels(steps):
     """
     cc = tandem.core.for_cuda()
     draws = cc.tandem_draws
-    split_key = cc.tandem8x32.split_key
-    t8 = _Narrow32(cc.tandem8x32)
+    split_key, purpose_key = cc.tandem8x32.split_key, cc.tandem8x32.purpose_key
+    chunk_start, step = _narrow32(cc.tandem8x32)
     thirty_two = U64(32)
 
     @cuda.jit(device=True)
@@ -212,8 +212,8 @@ def tandem_kernels(steps):
                                        table=table, states=", ".join(names),
                                        rotated=", ".join(names[8:] + names[:8]))
         source = _TANDEM_WALK.format(table=table, states=", ".join(names), row=row)
-        scope = {"cuda": cuda, "split_key": t8.split_key, "purpose_key": t8.purpose_key,
-                 "chunk_start": t8.chunk_start, "step": t8.step, "U64": U64, "add": add,
+        scope = {"cuda": cuda, "split_key": split_key, "purpose_key": purpose_key,
+                 "chunk_start": chunk_start, "step": step, "U64": U64, "add": add,
                  "start": start, "per_block": per_block, "rows": -(-steps // (8 * per_block)),
                  "purpose_normal64": U64(draws.PURPOSE_NORMAL64), "one": U64(1),
                  "three": U64(3), "zeros": (np.uint32(0),) * 64}
@@ -224,30 +224,26 @@ def tandem_kernels(steps):
             kernel(add64, 2, 0.0, ", table", unrolled=False))
 
 
-class _Narrow32:
-    """``split_key``, ``purpose_key``, ``chunk_start`` and ``step`` of
-    ``tandem8x32`` (a ``for_cuda()`` namespace) on uint32 chunk states: the
-    core's uint64 words, truncated, so that the compiler keeps each state word
-    in one 32-bit register."""
+def _narrow32(t8):
+    """``(chunk_start, step)`` of ``tandem8x32`` (a ``for_cuda()`` namespace) on
+    uint32 chunk states: the core's uint64 words, truncated, so that the
+    compiler keeps each state word in one 32-bit register."""
+    start, wide_step = t8.chunk_start, t8.step
+    u32 = np.uint32
 
-    def __init__(self, t8):
-        self.split_key, self.purpose_key = t8.split_key, t8.purpose_key
-        start, step = t8.chunk_start, t8.step
-        u32 = np.uint32
+    @cuda.jit(device=True)
+    def chunk_start(c0, c1, c2, c3, chunk):
+        s = start(c0, c1, c2, c3, chunk)
+        return (u32(s[0]), u32(s[1]), u32(s[2]), u32(s[3]),
+                u32(s[4]), u32(s[5]), u32(s[6]), u32(s[7]))
 
-        @cuda.jit(device=True)
-        def chunk_start(c0, c1, c2, c3, chunk):
-            s = start(c0, c1, c2, c3, chunk)
-            return (u32(s[0]), u32(s[1]), u32(s[2]), u32(s[3]),
-                    u32(s[4]), u32(s[5]), u32(s[6]), u32(s[7]))
+    @cuda.jit(device=True)
+    def step(s0, s1, s2, s3, s4, s5, s6, s7):
+        s = wide_step(U64(s0), U64(s1), U64(s2), U64(s3), U64(s4), U64(s5), U64(s6), U64(s7))
+        return (u32(s[0]), u32(s[1]), u32(s[2]), u32(s[3]),
+                u32(s[4]), u32(s[5]), u32(s[6]), u32(s[7]))
 
-        @cuda.jit(device=True)
-        def step32(s0, s1, s2, s3, s4, s5, s6, s7):
-            s = step(U64(s0), U64(s1), U64(s2), U64(s3), U64(s4), U64(s5), U64(s6), U64(s7))
-            return (u32(s[0]), u32(s[1]), u32(s[2]), u32(s[3]),
-                    u32(s[4]), u32(s[5]), u32(s[6]), u32(s[7]))
-
-        self.chunk_start, self.step = chunk_start, step32
+    return chunk_start, step
 
 
 def tandem_launch_args(walkers):

@@ -367,9 +367,7 @@ class Generator(np.random.Generator):
         >>> tandem.Generator(1).normal([0.0, 10.0], 0.5).shape
         (2,)
         """
-        checks.refuse_text(loc, "loc")
-        checks.refuse_text(scale, "scale")
-        (loc, scale), nan = _nan_free("normal", (loc, scale))
+        (loc, scale), nan = _numpy_rules("normal", (loc, scale))
         values = self._small(reserve.keyed("normal", loc, scale), size, _NORMAL,
                              loc=loc, scale=scale)
         return values if nan is None else _with_nan(values, nan)
@@ -431,8 +429,8 @@ class Generator(np.random.Generator):
         >>> bool((tandem.Generator(1).exponential(2.0, 5) >= 0).all())
         True
         """
-        checks.refuse_text(scale, "scale")
-        (scale,), nan = _nan_free("exponential", (scale,))
+        checks.refuse_text(scale, "scale")  # a law without a record
+        (scale,), nan = _numpy_rules("exponential", (scale,))
         values = self._small(reserve.keyed("exponential", scale), size, _EXPONENTIAL,
                              scale=scale)
         return values if nan is None else _with_nan(values, nan)
@@ -573,10 +571,7 @@ class Generator(np.random.Generator):
     # -- laws whose parameters broadcast (tandem.laws), the others made below ----
 
     def _law(self, name, *params, size=None):
-        law = laws.law(name) or laws.TWO_PARTS[name]
-        for parameter, value in zip(law.parameters, params):
-            checks.refuse_text(value, parameter.name)
-        params, nan = _nan_free(name, params)
+        params, nan = _numpy_rules(name, params)
         values = self._small(reserve.keyed(name, *params), size, parametric.fill, name, *params)
         return values if nan is None else _with_nan(values, nan)
 
@@ -734,6 +729,7 @@ class Generator(np.random.Generator):
         >>> bool(np.allclose(x.sum(axis=1), 1.0))
         True
         """
+        checks.refuse_text(alpha, "alpha")
         if isinstance(alpha, (list, tuple, np.ndarray)):
             a = np.asarray(alpha)
             if a.ndim == 1 and a.dtype.kind == "f" and np.isnan(a).any():
@@ -876,8 +872,10 @@ _NAN_PASSES = frozenset({
     "standard_t", "weibull", "power", "rayleigh"})
 
 
-def _nan_free(name, params):
-    """NumPy's NaN rule, before a draw: ``(params, nan)``.
+def _numpy_rules(name, params):
+    """NumPy's rules for a law's parameters, before a draw: ``(params, nan)``.
+
+    A string that is no number raises ``ValueError`` (:func:`checks.refuse_text`).
 
     NumPy checks each parameter on its own, lets NaN pass, and gives NaN
     wherever a parameter is NaN.  So where a parameter of a law of
@@ -889,19 +887,23 @@ def _nan_free(name, params):
     parameters).  ``nan`` is where the values are to be NaN (True: all of
     them; a bool array of the parameters' broadcast shape; None: nowhere).
     """
-    if name not in _NAN_PASSES:
-        return params, None
     law = laws.law(name) or laws.TWO_PARTS.get(name)  # None: exponential's one scale
     parameters = law.parameters if law else (None,) * len(params)
-    arrays = []
     for parameter, p in zip(parameters, params):
-        try:  # a CuPy array or a masked one is not NaN-checked here
-            if not isinstance(p, (float, np.floating, np.ndarray, list, tuple)) or (
-                    np.ma.isMaskedArray(p)):
-                raise TypeError
-            arrays.append(checks.real_array(p, "parameter"))
-        except (TypeError, ValueError, OverflowError):  # the checks raise it, in turn
-            arrays.append(None)
+        if parameter is not None:
+            checks.refuse_text(p, parameter.name)
+    if name not in _NAN_PASSES:
+        return params, None
+    arrays = []
+    for p in params:
+        a = None  # a CuPy array or a masked one is not NaN-checked here
+        if isinstance(p, (float, np.floating, np.ndarray, list, tuple)) and not (
+                np.ma.isMaskedArray(p)):
+            try:
+                a = checks.real_array(p, "parameter")
+            except (TypeError, ValueError, OverflowError):  # the checks raise it, in turn
+                pass
+        arrays.append(a)
     nan = [a is not None and np.isnan(a) for a in arrays]
     if not any(np.any(each) for each in nan):
         return params, None
@@ -920,7 +922,7 @@ def _nan_free(name, params):
 
 
 def _with_nan(values, nan):
-    """``values`` with NaN where :func:`_nan_free` said."""
+    """``values`` with NaN where :func:`_numpy_rules` said."""
     if nan is True:
         return np.full_like(values, np.nan) if np.ndim(values) else type(values)(np.nan)
     values[...] = np.where(nan, np.nan, values)

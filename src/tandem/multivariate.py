@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from . import arrays, checks, distributions, engine, parametric
+from . import arrays, distributions, engine, parametric
 from .kinds import KINDS, Real, resolve
 
 _METHODS = ("svd", "eigh", "cholesky")
@@ -181,7 +181,6 @@ def dirichlet(stream, alpha, size=None, *, threads=None, device=None, backend=No
     arrays.refuse_masked(alpha, "alpha")
     alpha = np.asarray(alpha)
     if alpha.ndim == 0:
-        checks.refuse_text(alpha[()] if alpha.dtype.kind == "U" else None, "alpha")
         raise TypeError(f"alpha must be a sequence, got {alpha!r:.60}")
     if alpha.ndim != 1 or alpha.size < 1:
         raise ValueError(f"alpha must be a non-empty 1-dimensional array, got shape "
