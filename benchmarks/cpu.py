@@ -3,8 +3,10 @@
     python benchmarks/cpu.py [--log2n 24] [--repeats 5]
 
 Prints a table of rates (M elements/s, best of ``repeats``) and ratios to the
-fastest NumPy bit generator, for one thread and for all cores; then the time
-per call of small fills; then start-up times and the memory a fill
+fastest NumPy bit generator, for one thread and for all cores; then the
+time per call of ``tandem.Generator``'s methods against NumPy's Generator
+(size None, 1000 and 10**6), of permutations and samples without
+replacement, and of small fills; then start-up times and the memory a fill
 allocates.  NumPy's generators are single-threaded, so "all cores" runs one
 NumPy generator per core on its own slice, in threads (NumPy releases the
 GIL while it fills).
@@ -190,6 +192,46 @@ def sampling(repeats):
     return rows
 
 
+#: The Generator's methods as a NumPy user calls them: (row, call with ``size``).
+GENERATOR_CALLS = {
+    "random": lambda g, n: g.random(n),
+    "standard_normal": lambda g, n: g.standard_normal(n),
+    "normal(1, 2)": lambda g, n: g.normal(1.0, 2.0, n),
+    "standard_exponential": lambda g, n: g.standard_exponential(n),
+    "exponential(2)": lambda g, n: g.exponential(2.0, n),
+    "uniform(-1, 1)": lambda g, n: g.uniform(-1.0, 1.0, n),
+    "integers(0, 1000)": lambda g, n: g.integers(0, 1000, n),
+    "gamma(2)": lambda g, n: g.gamma(2.0, 1.0, n),
+    "poisson(3)": lambda g, n: g.poisson(3.0, n),
+    "binomial(10, 0.3)": lambda g, n: g.binomial(10, 0.3, n),
+    "beta(2, 3)": lambda g, n: g.beta(2.0, 3.0, n),
+    "choice(100, p)": lambda g, n: g.choice(100, n, p=np.full(100, 0.01)),
+}
+GENERATOR_SIZES = (None, 1000, 10**6)
+
+
+def generator_calls(repeats):
+    """µs per call of :data:`GENERATOR_CALLS` at each of :data:`GENERATOR_SIZES`:
+    ``tandem.Generator(1)`` (the default, Tandem8x32) against
+    ``numpy.random.default_rng(1)`` (PCG64), alternated, medians of
+    ``repeats``, on one thread."""
+    ours, theirs = tandem.Generator(1), np.random.default_rng(1)
+    numba.set_num_threads(1)
+    rows = []
+    for name, call in GENERATOR_CALLS.items():
+        for n in GENERATOR_SIZES:
+            calls = 20 if n == 10**6 else 500
+            call(ours, n), call(theirs, n)  # compile first
+            times = {"tandem": [], "numpy": []}
+            for _ in range(repeats):
+                for who, g in (("tandem", ours), ("numpy", theirs)):
+                    times[who].append(_per_call(lambda: call(g, n), calls) * 1e6)
+            rows.append((name, n, float(np.median(times["tandem"])),
+                         float(np.median(times["numpy"]))))
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return rows
+
+
 SMALL_SIZES = (10, 100, 1000)
 SMALL_KINDS = ("uniform f64", "normal f64", "normal f32", "exponential f64")
 
@@ -316,7 +358,7 @@ def main():
     parser.add_argument("--kinds", nargs="*", default=list(KINDS), choices=list(KINDS),
                         metavar="KIND", help="which rows (default: all)")
     parser.add_argument("--skip", nargs="*", default=[],
-                        choices=["choice", "sampling", "small", "startup"],
+                        choices=["choice", "generator", "sampling", "small", "startup"],
                         help="sections to leave out")
     args = parser.parse_args()
     n = 1 << args.log2n
@@ -348,6 +390,12 @@ def main():
             print(f"| tandem AliasTable | {threads} | {ns:.2f} | {theirs['PCG64']:.1f} | "
                   f"{theirs['Philox']:.1f} | {theirs['SFC64']:.1f} | {best / ns:.0f} |")
         print(f"\nBuilding the AliasTable of 2**16 weights took {build * 1e3:.1f} ms.")
+    if "generator" not in args.skip:
+        print("\n| Generator method (one thread) | size | tandem µs | NumPy PCG64 µs | "
+              "tandem / NumPy |")
+        print("| --- | --- | --- | --- | --- |")
+        for name, size, ours, theirs in generator_calls(args.repeats):
+            print(f"| {name} | {size} | {ours:.2f} | {theirs:.2f} | {ours / theirs:.2f} |")
     if "sampling" not in args.skip:
         print("\n| sampling (one thread) | tandem ms | NumPy PCG64 ms | tandem / NumPy |")
         print("| --- | --- | --- | --- |")

@@ -190,6 +190,20 @@ def test_bad_parameters_raise_before_any_draw(call, error, match):
     assert g.stream == ROOT
 
 
+@pytest.mark.parametrize("zero", [0.0, np.array(0.0), np.float64(0.0)])
+def test_remembered_parameters_keep_their_sign_and_type(zero):
+    """Scalar parameters are prepared once a value (``parametric._PREPARED``):
+    -0.0 after 0.0 is still NumPy's refusal of a negative scale, and an
+    integer after a float of the same value is still its own call."""
+    stream = tandem.Philox(1)
+    assert parametric.fill(stream, "laplace", 0.0, zero, size=2)[0].tolist() == [0.0, 0.0]
+    with pytest.raises(ValueError, match="non-negative"):
+        parametric.fill(stream, "laplace", 0.0, -zero, size=2)
+    assert (parametric.fill(stream, "laplace", 0, 1, size=3)[0].tolist()
+            == parametric.fill(stream, "laplace", 0.0, 1.0, size=3)[0].tolist())
+    assert ("laplace", ((int, "0"), (int, "1"))) in parametric._PREPARED
+
+
 def test_unknown_law():
     with pytest.raises(ValueError, match="no law named"):
         parametric.fill(ROOT, "zeta", 2.0)

@@ -872,6 +872,9 @@ _NAN_PASSES = frozenset({
     "standard_t", "weibull", "power", "rayleigh"})
 
 
+_PLAIN = frozenset({float, int})
+
+
 def _numpy_rules(name, params):
     """NumPy's rules for a law's parameters, before a draw: ``(params, nan)``.
 
@@ -887,6 +890,8 @@ def _numpy_rules(name, params):
     parameters).  ``nan`` is where the values are to be NaN (True: all of
     them; a bool array of the parameters' broadcast shape; None: nowhere).
     """
+    if all(type(p) in _PLAIN for p in params) and not any(p != p for p in params):
+        return params, None  # Python numbers, none NaN: nothing to see (the common call)
     law = laws.law(name) or laws.TWO_PARTS.get(name)  # None: exponential's one scale
     parameters = law.parameters if law else (None,) * len(params)
     for parameter, p in zip(parameters, params):

@@ -55,7 +55,38 @@ def _checked(law, values):
 
 def _prepare(name, params):
     """``(kind, parameter words, the parameters' names)``: the words as uint64
-    arrays that broadcast together."""
+    arrays that broadcast together (shared by equal calls of Python numbers:
+    read them, never write them)."""
+    typed = tuple(_scalar_text(p) for p in params)
+    if None in typed:
+        return _prepare_any(name, params)
+    key = (name, typed)
+    prepared = _PREPARED.get(key)
+    if prepared is None:  # refusals raise here, and are not remembered
+        prepared = _prepare_any(name, params)
+        if len(_PREPARED) >= 512:
+            _PREPARED.clear()
+        _PREPARED[key] = prepared
+    return prepared
+
+
+#: :func:`_prepare`'s results for scalar parameters, by law and the
+#: parameters' types and texts (a dict's single reads and writes are atomic).
+_PREPARED: dict = {}
+
+
+def _scalar_text(p):
+    """A Python number or a 0-d NumPy array of numbers as its type and text (so
+    ``-0.0`` is not ``0.0``, nor ``1`` ``1.0``); None for anything else."""
+    kind = type(p)
+    if kind is float or kind is int:
+        return kind, repr(p)
+    if kind is np.ndarray and not p.ndim and p.dtype.kind in "biuf":
+        return p.dtype.str, p.tobytes()
+    return None
+
+
+def _prepare_any(name, params):
     law = law_of(name)
     if law is None:
         raise ValueError(f"no law named {name!r:.60}; the laws are {sorted(LAWS)}")

@@ -45,12 +45,17 @@ _FLOATS = {np.dtype(np.float16): 16, np.dtype(np.float32): 32, np.dtype(np.float
            np.dtype(np.complex64): 32, np.dtype(np.complex128): 64}
 
 
+@functools.cache
+def _cpu():
+    from .backends import tandem_cpu  # imports Numba: not before the first fill
+
+    return tandem_cpu
+
+
 def _backend(out):
     """The backend that fills ``out``: the CPU's for a NumPy array, else CUDA's."""
     if isinstance(out, np.ndarray):
-        from .backends import tandem_cpu
-
-        return tandem_cpu
+        return _cpu()
     from .backends import tandem_cuda
 
     return tandem_cuda
@@ -60,6 +65,8 @@ def _shape(size):
     """``(shape, n)`` of ``size``: None is a scalar (shape None, one element)."""
     if size is None:
         return None, 1
+    if type(size) is int and size >= 0:  # the common call, without NumPy's dispatch
+        return (size,), size
     shape = (operator.index(size),) if np.ndim(size) == 0 else tuple(
         operator.index(s) for s in size)
     if any(s < 0 for s in shape):
@@ -734,7 +741,7 @@ class Tandem(Stream):
                                             _U(span), _U(threshold), out)
             return out[0], self._moved(p + 32 * used)
         purpose = _draws.PURPOSE_BELOW32 if width == 32 else _draws.PURPOSE_BELOW64
-        params = np.array([*(int(k) for k in _t.purpose_key(*self._words(), _U(purpose))),
+        params = np.array([*(int(k) for k in _purpose_key(*self._words(), _U(purpose))),
                            span, threshold], np.uint64)
         self._fill(f"below{width}", p >> 5, out, params, threads=threads)
         return out.reshape(shape), self._moved(end)
@@ -790,10 +797,11 @@ class Tandem(Stream):
             values, after = self.bits(size, dtype=np.uint64, threads=threads)
         else:
             values, after = self.below(bound, size, threads=threads)
-        values = np.asarray(values).astype(np.uint64) + np.uint64(low % 2**64)
+        # one pass to 64 bits (modulo 2**64), then a view or a narrowing cast
+        values = np.add(np.asarray(values), np.uint64(low % 2**64), dtype=np.uint64)
         if np.dtype(dtype).kind == "i":
             values = values.view(np.int64)
-        return values.astype(dtype)[()], after
+        return values.astype(dtype, copy=False)[()], after
 
     # -- Appendix A: normals and exponentials -----------------------------------
     def normal(self, size: Size = None, *, loc: ArrayLike = 0.0, scale: ArrayLike = 1.0,
@@ -861,7 +869,7 @@ class Tandem(Stream):
         if dtype == np.float64:
             p, end = self._span(64, n)
             if n:
-                params = np.array([int(k) for k in _t.purpose_key(
+                params = np.array([int(k) for k in _purpose_key(
                     *self._words(), _U(_draws.PURPOSE_NORMAL64))], np.uint64)
                 self._fill("normal64", p >> 5, flat, params, _draws.ZIGGURAT_TABLE, threads)
         elif n == 0:

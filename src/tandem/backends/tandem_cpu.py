@@ -600,6 +600,12 @@ _KERNELS = {"uniform32": (1, uniform32_fill), "uniform64": (2, uniform64_fill),
 _NONE = np.zeros(1, np.uint64)
 
 
+@functools.lru_cache(maxsize=1024)
+def _key_words(key, log2_k):
+    """The kernels' first arguments: the key's words and ``log2 K`` as uint64."""
+    return (*(U64(k) for k in key), U64(log2_k))
+
+
 def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
     """Fill the flat NumPy array ``out`` with ``law``'s elements from word ``w0`` of
     the stream of ``key``; the same protocol as :func:`tandem.backends.tandem_cuda.fill`.
@@ -617,7 +623,7 @@ def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
         import numba
 
         pieces = numba.get_num_threads() if threads is None else max(1, int(threads))
-    args = (*(U64(k) for k in key), U64(log2_k), U64(w0))
+    args = (*_key_words(key, log2_k), U64(w0))
     if law in ("words", "words64"):
         fill_words(*args, out.view(np.uint32), pieces)
     elif law == "normal32":
