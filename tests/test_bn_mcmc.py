@@ -280,11 +280,16 @@ def calibration_z(table, exact, runs, **settings):
 @pytest.mark.parametrize("name", ["five", "asia"])
 def test_edge_standard_errors_are_calibrated_against_exact(five, name):
     """Over repeated runs, the z-scores of the edges against the exact DP have
-    mean 0 and sd 1. The z of one run's edges are correlated, so the 264 (five)
-    and 336 (asia) values weigh as fewer: the bands, |mean| < 0.3 and sd in
-    [0.75, 1.3], are about 2.5 of their sampling sds (false alarms near 1 %, on
-    the fixed streams here). A between-chain error alone (4 chains) gave sds
-    of z near 1.5-2 on such tests."""
+    mean 0 and an sd of at most 1: the errors hold.  The z of one run's edges
+    are correlated, so the 264 (five) and 336 (asia) values weigh as fewer:
+    the bands, |mean| < 0.3 and sd below 1.3, are about 2.5 of their sampling
+    sds (false alarms near 1 %, on the fixed streams here).  The floor of
+    the order scores' ESS makes the errors wider than the edges' own spread
+    where the order scores mix more slowly than the edges (sd 0.54 on five,
+    0.71 on asia; 0.8-1.0 on the pgmpy-sampled networks of
+    tools/bn_calibration.py), so the lower band, 0.45, only says that they
+    are not more than about twice too wide.  A between-chain error alone
+    (4 chains) gave sds of z near 1.5-2 on such tests."""
     if name == "five":
         table = five
         z = calibration_z(table, exact_edge_posteriors(table=table), 24, iterations=4000,
@@ -297,7 +302,7 @@ def test_edge_standard_errors_are_calibrated_against_exact(five, name):
         z = calibration_z(table, exact_edge_posteriors(table=table), 12, iterations=8000,
                           thin=2)
     assert np.all(np.isfinite(z))
-    assert abs(z.mean()) < 0.3 and 0.75 < z.std() < 1.3
+    assert abs(z.mean()) < 0.3 and 0.45 < z.std() < 1.3
     assert np.mean(np.abs(z) > 3) < 0.03
 
 
@@ -305,7 +310,10 @@ def test_edge_errors_come_from_the_batches(five):
     """Kept orders 0 .. 2 BATCHES - 1 fill a batch each; then pairs merge, the
     batch size doubling each time the 2 BATCHES batches are full. The errors
     are zero where the table allows no edge, positive where the edge was
-    sampled sometimes, and the ESS is p (1 - p) / se**2."""
+    sampled sometimes, and the ESS is p (1 - p) / se**2.  No allowed edge,
+    even one never sampled, has an error below the rarer-state floor, that
+    of (c + 1) / (N + 2) over N independent draws, nor an ESS above the
+    number of sampled DAGs."""
     from tandem.bn import mcmc
 
     twice = 2 * mcmc.BATCHES
@@ -320,6 +328,12 @@ def test_edge_errors_come_from_the_batches(five):
     assert np.all(r.edge_standard_errors[inside] > 0)
     np.testing.assert_allclose(r.edge_ess[inside], (r.edge_probabilities * (
         1 - r.edge_probabilities))[inside] / r.edge_standard_errors[inside] ** 2)
+    allowed = five_allowed(five)
+    n = 2 * r.samples
+    rarer = np.rint(np.minimum(r.edge_probabilities, 1 - r.edge_probabilities) * n)
+    q = (rarer + 1) / (n + 2)
+    assert np.all(r.edge_standard_errors[allowed] >= np.sqrt(q * (1 - q) / n)[allowed])
+    assert np.all(r.edge_ess[inside] <= n)
 
 
 def five_allowed(table):

@@ -1,10 +1,10 @@
 """Convergence and accuracy diagnostics for structure learning, and their plots.
 
 * :func:`rhat`: split R-hat of the order log-score traces (Gelman–Rubin).
-* :func:`ranked_rhat`, :func:`batch_means_errors`: rank-normalised split
-  R-hat (Vehtari et al. 2021), and the Monte Carlo standard error and
-  effective sample size of a mean by batch means, for many quantities at
-  once (the edges).
+* :func:`ranked_rhat`, :func:`batch_means_errors`, :func:`pooled_ess`:
+  rank-normalised split R-hat (Vehtari et al. 2021), and the Monte Carlo
+  standard error and effective sample size of a mean by batch means, for
+  many quantities at once (the edges) or for one trace (the order scores).
 * :func:`chain_differences`, :func:`edge_standard_errors`: edge probabilities
   of chain against chain.
 * :func:`structural_hamming_distance`, :func:`edge_auroc`: an estimate
@@ -24,7 +24,8 @@ import numpy as np
 
 from .._types import ArrayLike
 
-__all__ = ["rhat", "ranked_rhat", "batch_means_errors", "chain_differences", "edge_standard_errors",
+__all__ = ["rhat", "ranked_rhat", "batch_means_errors", "pooled_ess", "chain_differences",
+           "edge_standard_errors",
            "structural_hamming_distance", "edge_auroc", "plot_traces",
            "plot_edge_probabilities", "plot_chain_scatter"]
 
@@ -219,6 +220,51 @@ def batch_means_errors(batch_means, batch_size, samples, variance):
     with np.errstate(divide="ignore", invalid="ignore"):
         ess = np.where(variance > 0, variance / se**2, np.nan)
     return se, ess
+
+
+def pooled_ess(traces: ArrayLike) -> float:
+    """Effective sample size of the pooled mean of a quantity traced by several
+    chains, by batch means of ``floor(sqrt(n))`` draws (:func:`batch_means_errors`).
+
+    Parameters
+    ----------
+    traces : array_like, shape (chains, n)
+        The quantity's draws per chain, in order (for order MCMC, the kept
+        orders' log scores).
+
+    Returns
+    -------
+    float
+        Between 0 and ``chains * n``: the independent draws the chains are
+        worth for this quantity (at most their number); ``chains * n`` where
+        every draw is equal, NaN with fewer than 2 batches a chain or a
+        non-finite draw.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(3).normal(size=(4, 2500))
+    >>> bool(0.8 < pooled_ess(x) / 10_000 <= 1.0)
+    True
+    >>> for t in range(1, 2500):  # AR(1) of coefficient 0.9: worth about 10_000 / 19 draws
+    ...     x[:, t] += 0.9 * x[:, t - 1]
+    >>> bool(350 < pooled_ess(x) < 800)
+    True
+    """
+    x = np.asarray(traces, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"traces must have shape (chains, n), got {x.shape}")
+    chains, n = x.shape
+    size = max(int(np.sqrt(n)), 1)
+    batches = n // size
+    if batches < 2 or not np.all(np.isfinite(x)):
+        return float("nan")
+    variance = float(x.var(ddof=1))
+    if variance == 0.0:
+        return float(chains * n)
+    means = x[:, :batches * size].reshape(chains, batches, size).mean(axis=2)
+    _, ess = batch_means_errors(means, size, n, variance)
+    return float(min(ess, chains * n))
 
 
 def _chain_probabilities(chain_probabilities):

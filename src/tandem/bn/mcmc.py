@@ -1314,17 +1314,26 @@ class OrderMCMCResult:
     chain_edge_probabilities : numpy.ndarray, shape (chains, n, n)
         The same per chain.
     edge_standard_errors : numpy.ndarray, shape (n, n)
-        The Monte Carlo standard error of ``edge_probabilities``, by batch
-        means within each chain (``2 BATCHES / SE_MERGE`` batches of
-        consecutive kept orders at most, at least half as many once
-        ``BATCHES`` orders are kept; a last, partial batch left out),
-        combined over the chains
-        (:func:`tandem.bn.diagnostics.batch_means_errors`). Zero where the
-        table allows no edge; NaN with fewer than 2 full batches.
+        The Monte Carlo standard error of ``edge_probabilities``: the
+        largest of (1) batch means within each chain (``2 BATCHES /
+        SE_MERGE`` batches of consecutive kept orders at most, at least half
+        as many once ``BATCHES`` orders are kept; a last, partial batch left
+        out), combined over the chains
+        (:func:`tandem.bn.diagnostics.batch_means_errors`); (2) the spread
+        of the chains' estimates, ``sd / sqrt(chains)``; and (3) a floor,
+        ``sqrt(q (1 - q) / m)`` with ``q = (c + 1) / (N + 2)`` (``c`` of the
+        ``N`` sampled DAGs in the edge's rarer state) and ``m`` the pooled
+        effective sample size of the kept order scores
+        (:func:`tandem.bn.diagnostics.pooled_ess`, at most ``N``): no edge,
+        however rarely its other state was sampled, is claimed more precise
+        than the orders that sampled it (``docs/bn.md``, "Honest errors").
+        Zero where the table allows no edge; NaN with fewer than 2 full
+        batches.
     edge_ess : numpy.ndarray, shape (n, n)
         Each edge's effective sample size: the number of independent DAG
-        draws that would give its standard error, ``p (1 - p) / se**2``. NaN
-        where ``p`` is 0 or 1.
+        draws that would give its standard error, ``p (1 - p) / se**2``, so
+        at most the order scores' ESS (in rarer states, fewer). NaN where
+        ``p`` is 0 or 1.
     edge_rhat : numpy.ndarray, shape (n, n)
         Each edge's rank-normalised split R-hat over the means of the chains'
         :data:`BATCHES` to 2 :data:`BATCHES` batches
@@ -1776,7 +1785,8 @@ def _result(state, prepared, table, streams, iterations, burn_in, thin, dags_per
         edges, given = nan, nan.copy()
     chain_edges[~has] = np.nan
     chain_given[~has] = np.nan
-    se, ess, rhat = _edge_errors(state, prepared, edges, dags_per_order)
+    se, ess, rhat = _edge_errors(state, prepared, edges, chain_edges, dags_per_order,
+                                 state["trace"][:, burn_in::thin])
     best_chain = int(np.argmax(state["best_score"]))
     best_order = state["best_order"][best_chain].copy()
     rows = search._order_rows(best_order, prepared.candidates, prepared.scores,
@@ -1814,9 +1824,17 @@ def _result(state, prepared, table, streams, iterations, burn_in, thin, dags_per
     )
 
 
-def _edge_errors(state, prepared, edges, dags_per_order):
-    """``(se, ess, rhat)`` of the pooled edge probabilities ``edges``, from the
-    full batches of the chains' edge counts (all chains keep as many orders)."""
+def _edge_errors(state, prepared, edges, chain_edges, dags_per_order, kept_scores):
+    """``(se, ess, rhat)`` of the pooled edge probabilities ``edges``.
+
+    The standard error is the largest of three (``docs/bn.md``, "Honest
+    errors"): batch means of the chains' edge counts (full batches, all
+    chains keeping as many orders); the spread of the chains' estimates
+    ``chain_edges``; and a floor that no edge goes below, that of
+    ``(c + 1) / (N + 2)`` (``c`` the sampled DAGs, of ``N``, in the edge's
+    rarer state) over as many independent draws as the chains' kept order
+    scores ``kept_scores`` are worth (their pooled ESS, at most ``N``).
+    """
     kept = int(state["n_kept"][0])
     size = order_moves.batch_size(max(kept - 1, 0))
     full = kept // size
@@ -1826,12 +1844,24 @@ def _edge_errors(state, prepared, edges, dags_per_order):
     long_counts = counts[:, :merged * SE_MERGE].reshape(
         chains, merged, SE_MERGE, *counts.shape[2:]).sum(axis=2)
     candidates = prepared.candidates
-    p = np.zeros(candidates.shape)
     child, slot = np.nonzero(candidates >= 0)
+    p, spread = np.zeros(candidates.shape), np.zeros(candidates.shape)
     p[child, slot] = edges[candidates[child, slot], child]
+    if chains > 1:
+        spread[child, slot] = chain_edges[:, candidates[child, slot], child].std(
+            axis=0, ddof=1) / np.sqrt(chains)
     long_size = size * SE_MERGE
-    se, ess = diagnostics.batch_means_errors(long_counts / float(long_size * dags_per_order),
-                                             long_size, kept, p * (1.0 - p))
+    se, _ = diagnostics.batch_means_errors(long_counts / float(long_size * dags_per_order),
+                                           long_size, kept, p * (1.0 - p))
+    samples = chains * kept * dags_per_order
+    worth = min(float(samples), np.nan_to_num(diagnostics.pooled_ess(kept_scores),
+                                              nan=float(samples)))
+    rarer = np.rint(np.minimum(p, 1.0 - p) * samples)
+    laplace = (rarer + 1.0) / (samples + 2.0)
+    floor = np.sqrt(laplace * (1.0 - laplace) / max(worth, 1.0))
+    se = np.maximum(se, np.maximum(spread, floor))  # NaN (too few batches) stays NaN
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ess = np.where(p * (1.0 - p) > 0, p * (1.0 - p) / se**2, np.nan)
     rhat = diagnostics.ranked_rhat(counts[:, :full] / float(size * dags_per_order))
     return (_scattered(se, candidates, 0.0), _scattered(ess, candidates, np.nan),
             _scattered(rhat, candidates, np.nan))
