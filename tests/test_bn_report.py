@@ -179,3 +179,36 @@ def test_moves_from_the_command_line(tmp_path):
     code, _, err = run(["--network", "cancer", "--out", str(tmp_path / "bad"),
                         "--moves", "shuffle", *SMALL])
     assert code == 2 and "unknown move(s) ['shuffle']" in err
+
+
+def test_device_reaches_the_table_and_the_chains(tmp_path, monkeypatch):
+    """``--device cuda`` is passed to the score table's plan and to order MCMC
+    (run here on the CPU, which gives the same values) and is recorded."""
+    asked = []
+
+    def recording(real):
+        def call(*args, device="cpu", **kwargs):
+            asked.append(device)
+            return real(*args, device="cpu", **kwargs)
+        return call
+
+    monkeypatch.setattr(report, "plan_table", recording(report.plan_table))
+    monkeypatch.setattr(report, "order_mcmc", recording(report.order_mcmc))
+    code, _, err = run(["--network", "cancer", "--device", "cuda",
+                        "--out", str(tmp_path / "report"), *SMALL])
+    assert code == 0, err
+    assert asked == ["cuda", "cuda"]
+    settings = json.loads((tmp_path / "report" / "run.json").read_text())["settings"]
+    assert settings["device"] == "cuda"
+
+
+def test_device_cuda_without_a_gpu_names_the_problem_and_writes_nothing(tmp_path,
+                                                                         monkeypatch):
+    from numba import cuda
+
+    monkeypatch.setattr(cuda, "is_available", lambda: False)  # a machine without a GPU
+    code, _, err = run(["--network", "cancer", "--device", "cuda",
+                        "--out", str(tmp_path / "report"), *SMALL])
+    assert code == 2
+    assert err.startswith("tandem bn learn: error:") and "device='cuda'" in err
+    assert not (tmp_path / "report").exists()

@@ -182,9 +182,10 @@ def _bn_learn(args, out=sys.stdout, err=sys.stderr):
                                true_adjacency=truth, source=source, time_limit=args.time_limit,
                                expand=args.expand, replicas=args.replicas, moves=args.moves,
                                hottest=report.HOTTEST if args.hottest is None else args.hottest,
+                               device=args.device,
                                log=lambda line: print(f"tandem bn learn: {line}", file=err))
         path = report.write_report(learned, folder)
-    except (ValueError, TypeError, MemoryError, OSError) as error:
+    except (ValueError, TypeError, MemoryError, OSError, RuntimeError, ImportError) as error:
         budget = getattr(error, "budget", None)
         message = error if budget is None else budget.describe(_BN_OPTIONS)
         print(f"tandem bn learn: error: {message}", file=err)
@@ -302,6 +303,9 @@ def _add_bn(commands):
     learn.add_argument("--hottest", type=float, default=None,
                        help="the hottest replica's inverse temperature, in (0, 1] "
                             "(default 0.3)")
+    learn.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                       help="where the score table and the chains run (the same values on "
+                            "both; cuda needs numba-cuda and a GPU)")
     learn.add_argument("--seed", type=int, default=0)
     learn.add_argument("--time-limit", type=_positive_float, default=600.0,
                        help="seconds the score table may take, estimated before it starts; "

@@ -258,7 +258,8 @@ HOTTEST = 0.3
 
 def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains=4,
           iterations=20_000, seed=0, true_adjacency=None, source="data", time_limit=None,
-          progress=True, log=None, expand=0, moves=None, replicas=1, hottest=HOTTEST):
+          progress=True, log=None, expand=0, moves=None, replicas=1, hottest=HOTTEST,
+          device="cpu"):
     """Score table and order MCMC for ``data``.
 
     Parameters
@@ -297,6 +298,10 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
         inverse temperatures :func:`tandem.bn.mcmc.geometric_temperatures`
         ``(replicas, hottest)``; 1 replica runs plain order MCMC. Each
         replica costs as much as a chain.
+    device : {"cpu", "cuda"}
+        Where the score table is computed and the chains run (the values are
+        the same on both: :func:`tandem.bn.score_table`,
+        :func:`tandem.bn.order_mcmc`).
     expand : int
         Rounds of candidate expansion (:mod:`tandem.bn.expansion`, BiDAG's
         iterative MCMC): after a run, the candidates grow by the nodes that
@@ -312,6 +317,8 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
     """
     settings = {"score": score, "max_parents": max_parents, "candidates": candidates,
                 "chains": chains, "iterations": iterations, "seed": seed}
+    if device != "cpu":
+        settings["device"] = device
     table_settings = {}
     if score == "bdeu":
         settings["ess"] = table_settings["ess"] = ess
@@ -332,7 +339,7 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
                           time_limit=time_limit, extra_bytes=lambda k, m: mcmc_bytes(
                               data.n_vars, m, k, chains=chains * replicas,
                               iterations=iterations),
-                          **table_settings)
+                          device=device, **table_settings)
         if plan.seconds > PROGRESS_AFTER:
             if log is not None:
                 log(f"score table: {plan.n_nodes} nodes x {plan.n_sets} parent sets, about "
@@ -342,7 +349,7 @@ def learn(data, *, score="bdeu", ess=1.0, max_parents=3, candidates=None, chains
         t1 = time.perf_counter()
         result = order_mcmc(table, Tandem(seed).sub(PURPOSE_MCMC), chains=chains,
                             iterations=iterations, moves=moves, temperatures=temperatures,
-                            progress=progress)
+                            progress=progress, device=device)
         seconds["score_table"] += t1 - t0
         seconds["order_mcmc"] += time.perf_counter() - t1
         return table, result
