@@ -14,8 +14,8 @@ rules around them, on random orders of one table (1,000 rows, BDeu):
   (the sets that hold the predecessor and otherwise the node's allowed
   candidates: the incremental rule of an adjacent swap), at the scale 2**51.
 
-The CPU runs tandem's own walks (``mcmc._order_totals``; ``mcmc._allowed``
-and ``mcmc._holding_sum``), Numba's threads over the orders, with every core
+The CPU runs tandem's own walks (``node_sums.order_totals``; ``node_sums.allowed``
+and ``node_sums.holding_sum``), Numba's threads over the orders, with every core
 and then with one thread.  The GPU runs the walk of the chain kernel
 (:mod:`tandem.bn.cuda_mcmc`): a block a node sum, its threads on consecutive
 ranks, a set allowed where its slot mask (``cuda_mcmc.set_tables``) holds no
@@ -38,6 +38,7 @@ from numba import cuda
 import tandem
 from tandem import _twin, bn
 from tandem.bn import cuda_mcmc, mcmc, order_sums
+from tandem.bn import node_sums
 
 sys.path.insert(0, os.path.dirname(__file__))
 import bn_gpu  # noqa: E402  (its datasets)
@@ -61,8 +62,8 @@ def cpu_holding(orders, kt, factor, out):
             v = orders[o, p]
             u = orders[o, p - 1]
             pos[v], pos[u] = p - 1, p
-            count = mcmc._allowed(v, pos, kt.candidates, flags, members)
-            h, l, _ = mcmc._holding_sum(kt.weights[v], kt.offsets, kt.binom, members, count,
+            count = node_sums.allowed(v, pos, kt.candidates, flags, members)
+            h, l, _ = node_sums.holding_sum(kt.weights[v], kt.offsets, kt.binom, members, count,
                                         kt.slots[u, v], k, idx, factor)
             out[o, p - 1, 0], out[o, p - 1, 1] = order_sums.normalised(h, l)
             pos[v], pos[u] = p, p - 1
@@ -73,7 +74,7 @@ def cpu_fresh(orders, kt):
     sums = np.empty((orders.shape[0], orders.shape[1], 3), dtype=np.int64)
     scores = np.empty(orders.shape[1])
     for o in range(orders.shape[0]):
-        mcmc._order_node_sums(orders[o], kt, scores, sums[o])
+        node_sums.order_node_sums(orders[o], kt, scores, sums[o])
     return sums
 
 
@@ -283,7 +284,7 @@ def main():
 
     # compile, and check every GPU sum against the CPU's
     fresh_ref = cpu_fresh(cpu_orders, kt).reshape(-1, 3)
-    mcmc._order_totals(cpu_orders, kt)
+    node_sums.order_totals(cpu_orders, kt)
     cpu_holding(cpu_orders, kt, factor, held_cpu)
     equal = {}
     for t in args.threads:
@@ -300,7 +301,7 @@ def main():
         for threads in (cores, 1):
             numba.set_num_threads(threads)
             times.setdefault(("fresh", f"cpu{threads}"), []).append(
-                timed(mcmc._order_totals, cpu_orders, kt))
+                timed(node_sums.order_totals, cpu_orders, kt))
             times.setdefault(("holding", f"cpu{threads}"), []).append(
                 timed(cpu_holding, cpu_orders, kt, factor, held_cpu))
         numba.set_num_threads(cores)

@@ -9,6 +9,8 @@ from test_bn_exact import SyntheticTable, brute_force, synthetic_table, table_ro
 
 import tandem
 from tandem.bn import combinations
+from tandem.bn import node_sums
+from tandem.bn.table import per_edge
 from tandem.bn.exact import exact_edge_posteriors
 from tandem.bn.mcmc import DEFAULT_MOVES, MOVES, geometric_temperatures, order_mcmc
 
@@ -364,7 +366,7 @@ def test_block_walks_sum_exactly():
     # the walks' limbs hold the exact integer sum of rint(w 2**E) over the allowed
     # subsets, and the largest allowed weight; the shares per position are those
     # of the sets holding it
-    from tandem.bn import mcmc, order_sums
+    from tandem.bn import order_sums
 
     rng = np.random.default_rng(4)
     for m, k in [(9, 4), (12, 3), (6, 2), (5, 1), (7, 0)]:
@@ -378,15 +380,15 @@ def test_block_walks_sum_exactly():
             factor = order_sums.scale(e)
             state, best = np.zeros(5, dtype=np.int64), np.zeros(1)
             shares = np.zeros((2, m), dtype=np.int64)
-            mcmc._blocks(mcmc._SUM, row, offsets, binom, flags, members, members.size, k, idx,
-                         factor, state, best, shares)
+            node_sums.blocks(node_sums.WALK_SUM, row, offsets, binom, flags, members, members.size,
+                             k, idx, factor, state, best, shares)
             terms = exact_terms(row[inside], factor)
             assert int(state[0]) * 2**order_sums.LIMB + int(state[1]) == sum(terms)
             assert state[2] == order_sums.weight_bits(row[inside].max())
             assert max(terms) >= 2**51 and max(terms) <= 2**52
             state[:] = 0
-            mcmc._blocks(mcmc._SHARES, row, offsets, binom, flags, members, members.size, k,
-                         idx, factor, state, best, shares)
+            node_sums.blocks(node_sums.WALK_SHARES, row, offsets, binom, flags, members,
+                             members.size, k, idx, factor, state, best, shares)
             assert int(state[0]) * 2**order_sums.LIMB + int(state[1]) == sum(terms)
             for p in range(m):
                 holding = sum(t for r, t in zip(inside, terms) if p in subsets[r])
@@ -396,7 +398,7 @@ def test_block_walks_sum_exactly():
 def test_holding_sums_are_the_incremental_rule():
     # the terms of the sets that hold slot w, the others allowed: exactly the change of
     # the full sum when w joins the allowed slots, and its largest weight
-    from tandem.bn import mcmc, order_sums
+    from tandem.bn import order_sums
 
     rng = np.random.default_rng(6)
     for m, k in [(9, 4), (12, 3), (6, 2), (5, 1), (8, 5), (4, 0)]:
@@ -411,7 +413,7 @@ def test_holding_sums_are_the_incremental_rule():
             # the scale of a node whose largest allowed weight is at least these terms'
             top = row[holding].max() if holding else 1.0
             factor = order_sums.scale(min(int(np.floor(np.log2(top))) + int(rng.integers(0, 3)), 0))
-            hi, lo, largest = mcmc._holding_sum(row, offsets, binom, members, members.size, w,
+            hi, lo, largest = node_sums.holding_sum(row, offsets, binom, members, members.size, w,
                                                 k, idx, factor)
             assert int(hi) * 2**order_sums.LIMB + int(lo) == sum(exact_terms(row[holding],
                                                                             factor))
@@ -431,9 +433,9 @@ def test_incremental_rule_keeps_the_fresh_sums(n, k, strength):
     order = rng.permutation(n).astype(np.int64)
     node_scores = np.empty(n)
     sums = np.empty((n, 3), dtype=np.int64)
-    pos = mcmc._order_node_sums(order, kt, node_scores, sums)
-    total = mcmc._total(node_scores)
-    scratch = mcmc._node_score_scratch(kt)
+    pos = node_sums.order_node_sums(order, kt, node_scores, sums)
+    total = node_sums.total(node_scores)
+    scratch = node_sums.node_scratch(kt)
     saved = (np.empty(n, dtype=np.int64), np.empty(n), np.empty((n, 3), dtype=np.int64))
     cum = np.cumsum([0.3, 0.2, 0.3, 0.2])
     taken = 0
@@ -449,10 +451,10 @@ def test_incremental_rule_keeps_the_fresh_sums(n, k, strength):
         taken += took
         fresh_scores = np.empty(n)
         fresh_sums = np.empty((n, 3), dtype=np.int64)
-        mcmc._order_node_sums(order, kt, fresh_scores, fresh_sums)
+        node_sums.order_node_sums(order, kt, fresh_scores, fresh_sums)
         np.testing.assert_array_equal(node_scores, fresh_scores)
         np.testing.assert_array_equal(sums, fresh_sums)
-        assert total == mcmc._total(fresh_scores)
+        assert total == node_sums.total(fresh_scores)
     assert 30 < taken < 300
 
 
@@ -463,10 +465,10 @@ def run_sample_dags(kt, pos, uniforms, m, width):
     edges = np.zeros((n, n))
     counts = np.zeros((n, n), dtype=np.int64)
     batch = np.zeros((n, m), dtype=np.int64)
-    scratch = mcmc._node_score_scratch(kt)
+    scratch = node_sums.node_scratch(kt)
     assert scratch[3].shape == (width,)
     mcmc._sample_dags(uniforms, 1, pos, kt, scratch, counts, edges, batch)
-    np.testing.assert_array_equal(mcmc._scattered(batch, kt.candidates), counts)
+    np.testing.assert_array_equal(per_edge(batch, kt.candidates), counts)
     return edges, counts
 
 
@@ -483,7 +485,7 @@ def test_kernels_exact_for_every_order():
     m, width = table.candidates.shape[1], table.scores.shape[1]
     for order, expected, expected_given in zip(orders, log_w, given):
         node_scores = np.empty(5)
-        pos = mcmc._order_node_scores(np.array(order), kt, node_scores)
+        pos = node_sums.order_node_scores(np.array(order), kt, node_scores)
         assert node_scores.sum() == pytest.approx(expected, rel=1e-13)
         for u in (0.013, 0.5, 0.987):
             edges, counts = run_sample_dags(kt, pos, np.full(5, u), m, width)
@@ -522,7 +524,7 @@ def test_far_below_top_falls_back_to_own_scale():
     fallbacks = 0
     for order, expected, expected_given in zip(orders, log_w, given):
         node_scores = np.empty(5)
-        pos = mcmc._order_node_scores(np.array(order), kt, node_scores)
+        pos = node_sums.order_node_scores(np.array(order), kt, node_scores)
         assert node_scores.sum() == pytest.approx(expected, rel=1e-13)
         edges, _ = run_sample_dags(kt, pos, np.full(5, 0.5), m, width)
         np.testing.assert_allclose(edges, expected_given, rtol=0, atol=1e-12)
@@ -536,11 +538,10 @@ def test_the_own_scale_leaves_the_sets_above_it_at_zero():
     # in its own scale a node's row holds sets far above the best allowed one
     # (its good parents, not allowed): exp64 is defined up to 709 only, and
     # its value past that (NaN at 710) times a flag of 0 must not reach a sum
-    from tandem.bn import mcmc
 
     scores = np.array([-3000.0, -2290.0, -2200.0, -52.0, -3000.5, -4000.0, -np.inf])
     out = np.full(scores.shape, np.nan)
-    mcmc._scaled(scores, -3000.0, out)
+    node_sums.scale_row(scores, -3000.0, out)
     np.testing.assert_array_equal(out, [1.0, 0.0, 0.0, 0.0, math.exp(-0.5), 0.0, 0.0])
 
 
@@ -634,7 +635,7 @@ def test_gibbs_position_draws_from_the_conditional_law(five):
 
     kt = mcmc._Prepared(five).kernel
     start = np.array([3, 0, 4, 1, 2])
-    scratch = mcmc._node_score_scratch(kt)
+    scratch = node_sums.node_scratch(kt)
     grid = 2000
     for i in range(5):
         v = start[i]
@@ -647,15 +648,15 @@ def test_gibbs_position_draws_from_the_conditional_law(five):
             order = start.copy()
             node_scores = np.empty(5)
             sums = np.empty((5, 3), dtype=np.int64)
-            pos = mcmc._order_node_sums(order, kt, node_scores, sums)
+            pos = node_sums.order_node_sums(order, kt, node_scores, sums)
             total, moved = mcmc._gibbs_position(
                 i, (q + 0.5) / grid, 1.0, order, pos, node_scores, sums,
-                mcmc._total(node_scores), kt, scratch, np.empty(5, dtype=np.int64),
+                node_sums.total(node_scores), kt, scratch, np.empty(5, dtype=np.int64),
                 np.empty(5), np.empty((5, 3), dtype=np.int64), np.empty(5))
             j = int(np.flatnonzero(order == v)[0])
             assert moved == (j != i)
             assert [w for w in order if w != v] == rest
-            assert total == mcmc._order_score(order, kt)  # a pure function of the order
+            assert total == node_sums.order_score(order, kt)  # a pure function of the order
             assert np.array_equal(pos, np.argsort(order))
             drawn[j] += 1
         np.testing.assert_allclose(drawn / grid, law, atol=1.0 / grid)

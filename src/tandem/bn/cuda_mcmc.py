@@ -251,7 +251,7 @@ def kernels(m, k, n, threads, max_registers=None):
     @cuda.jit(device=True)
     def node_sum(v, pos, candidates, scores, weights, top, offsets, binom, subsets, masks, guess,
                  allowed, info, red, forbidden, state, acc):
-        """Collective: the exact sum of ``v``'s allowed sets, as :func:`mcmc._node_sum`.
+        """Collective: the exact sum of ``v``'s allowed sets, as :func:`node_sums.node_sum`.
         Leaves in ``info``: ``[0]`` one more than the highest allowed slot, ``[1]``,
         ``[2]`` the limbs, ``[3]`` e, ``[4]`` 1 in the own scale, ``[5]`` the shift's
         float bits; in ``forbidden``, the mask of the slots that do not precede ``v``."""
@@ -317,7 +317,7 @@ def kernels(m, k, n, threads, max_registers=None):
     def node_score(v, pos, sums, candidates, scores, weights, top, offsets, binom, subsets, masks,
                    guess, allowed, info, red, forbidden, state, acc):
         """Collective: ``v``'s node score, returned to every thread; its exact sum into
-        ``sums[v]``, as :func:`mcmc._node_score`."""
+        ``sums[v]``, as :func:`node_sums.node_score`."""
         node_sum(v, pos, candidates, scores, weights, top, offsets, binom, subsets, masks, guess,
                  allowed, info, red, forbidden, state, acc)
         if cuda.threadIdx.x == 0:
@@ -332,7 +332,7 @@ def kernels(m, k, n, threads, max_registers=None):
     @cuda.jit(device=True)
     def holding_walk(row, w, forbidden, limit, holding, holding_ends, masks, factor, state):
         """This thread's sets of those that hold slot ``w`` and no ``forbidden`` slot, as
-        :func:`mcmc._holding_sum` sums them (the singleton ``{w}`` too), the block's
+        :func:`node_sums.holding_sum` sums them (the singleton ``{w}`` too), the block's
         threads taking consecutive entries of ``holding[w]`` (the sets that hold ``w``,
         by their highest slot), those of slots below ``limit`` alone: the limbs into
         ``state[0:2]``, the largest weight's bits into ``state[2]``."""
@@ -355,7 +355,7 @@ def kernels(m, k, n, threads, max_registers=None):
     def rescored(v, leaving, joining, fresh, pos, sums, candidates, slots_of, scores, weights, top,
                  offsets, binom, subsets, masks, holding, holding_ends, guess, allowed, info, red,
                  forbidden, state, acc):
-        """Collective: as :func:`mcmc._rescored`, the incremental rule (:func:`node_score`
+        """Collective: as :func:`node_sums.rescored`, the incremental rule (:func:`node_score`
         where ``fresh``); returns ``v``'s node score to every thread.  Every node score
         of the kernel goes through here or :func:`sample_dags`: each call site is a
         copy of the code, and a kernel larger than the instruction caches waits on
@@ -803,7 +803,7 @@ class DeviceChains:
 
     Parameters
     ----------
-    kernel : tandem.bn.mcmc._Kernel
+    kernel : tandem.bn.node_sums.Kernel
         The prepared table.
     state : dict of numpy.ndarray
         The chains' state, as :func:`tandem.bn.order_mcmc` keeps it; :meth:`fetch`

@@ -46,14 +46,12 @@ libm), so a chain is meant to be the same on every machine.
 
 from __future__ import annotations
 
-import json
 import numbers
 import os
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
-from typing import Any, NamedTuple
+from typing import Any
 
 import numba
 import numpy as np
@@ -62,20 +60,19 @@ from .. import _progress, core, files, parallel
 from ..distributions import random_at
 from ..stream import Stream
 from ..tandem8x32 import Tandem
-from . import combinations, diagnostics, order_moves, order_sums, search, set_walks
-from .order_moves import BATCHES
-from .table import ScoreTable, candidate_matrix, check_device, default_memory_limit
+from . import combinations, node_sums, order_moves, order_sums
+from .checkpoint import load_state, resume_path, save_state
+from .order_moves import BATCHES, MOVES
+from .result import SE_MERGE, OrderMCMCResult, OrderMCMCStreams, make_result
+from .table import ScoreTable, check_device, default_memory_limit
 
 core.register()
 order_sums.register()
 order_moves.register()
-set_walks.register()
 
 __all__ = ["order_mcmc", "OrderMCMCResult", "MOVES", "DEFAULT_MOVES", "BATCHES", "SE_MERGE",
            "SWAP_EVERY", "geometric_temperatures", "estimate_bytes"]
 
-#: The move kinds, in the order of their columns in the acceptance arrays.
-MOVES = ("adjacent", "transposition", "relocate", "gibbs_position")
 
 #: The moves that :func:`order_mcmc` proposes unless told otherwise.
 DEFAULT_MOVES = ("adjacent", "transposition", "relocate")
@@ -83,15 +80,6 @@ DEFAULT_MOVES = ("adjacent", "transposition", "relocate")
 #: Iterations of the first call of the chains' kernel; later calls aim at half a second.
 FIRST_CHUNK = 64
 
-#: Each chain keeps its sampled DAGs' edge counts in batches of consecutive kept
-#: orders, BATCHES to 2 BATCHES of them: while there are fewer than 2 BATCHES
-#: kept orders a batch holds one; when the 2 BATCHES batches are full, each
-#: pair merges into one and the batch size doubles. The batches depend only
-#: on the number of kept orders, so a resumed run has the same ones. The
-#: edges' R-hats take their means; their standard errors take the means of
-#: SE_MERGE batches at a time (16 to 32 batches, long against the chains'
-#: autocorrelation). See OrderMCMCResult.
-SE_MERGE = 16
 
 PURPOSE_INITIAL = "tandem.bn.order_mcmc.initial"
 PURPOSE_MOVES = "tandem.bn.order_mcmc.moves"
@@ -101,516 +89,6 @@ PURPOSE_SWAPS = "tandem.bn.order_mcmc.swaps"
 
 #: The default number of iterations between two rounds of replica swaps.
 SWAP_EVERY = 10
-
-_CHECKPOINT_VERSION = 4
-
-
-# -- the kernels ------------------------------------------------------------
-#
-# A node's allowed parent sets are walked in the order of their ranks, in
-# blocks: for a size s >= 2, fixing the upper s - 1 positions c_1 < ... of a
-# set leaves its lowest position a < c_1 free, and those sets have the
-# consecutive ranks base + a. A block is then a pass over a row of weights
-# exp(score - top) with the 0/1 vector of allowed positions: no exp, no
-# branch, contiguous loads. Blocks whose upper positions are not all allowed
-# are never visited. The sums are exact (tandem.bn.order_sums): the terms
-# rint(w 2**E) in two int64 limbs, the scale 2**E set by the largest allowed
-# weight, which the same pass finds; a pass whose guessed scale proves wrong
-# is made again at the right one. Where every allowed set lies more than
-# about 624 nats below the node's top score, the node takes the walk over
-# its scores, for the best allowed one, then sums in that scale, in a row of
-# scratch (no table-sized array beside the weights).
-
-_LIMB = order_sums.LIMB
-_MASK = order_sums.LIMB_MASK
-
-# the walks of _blocks
-_SUM, _FIND, _SHARES, _MAX = 0, 1, 2, 3
-
-
-@numba.njit(cache=True)
-def _allowed(v, pos, candidates, flags, members):
-    """Which candidates of ``v`` precede it: 0/1 ``flags`` and ascending ``members``
-    (returns their number)."""
-    pv = pos[v]
-    count = 0
-    for q in range(candidates.shape[1]):
-        c = candidates[v, q]
-        if c >= 0 and pos[c] < pv:
-            flags[q] = 1.0
-            members[count] = q
-            count += 1
-        else:
-            flags[q] = 0.0
-    return count
-
-
-#: A block's terms (each below 2**52) are summed in one int64: blocks hold fewer than
-#: this many (the candidate slots), and the sums of fewer than MAX_TERMS are exact.
-MAX_SLOTS = 2048
-
-
-@numba.njit(cache=True)
-def _block_terms(row, base, flags, length, factor):
-    """The limbs of one block's terms over all its lowest positions, flagged, and the
-    bits of its largest allowed weight (the walk that :func:`_block_sum` shortens)."""
-    run = np.int64(0)
-    largest = np.int64(0)
-    for a in range(length):
-        w = row[base + a] * flags[a]
-        largest = max(largest, order_sums.weight_bits(w))
-        run += order_sums.term(w, factor)
-    return run >> _LIMB, run & _MASK, largest
-
-
-@numba.njit(cache=True)
-def _visit(mode, row, base, length, flags, uppers, n_upper, factor, state, best, acc):
-    """One block of :func:`_blocks`; returns True when the walk is over (``_FIND``)."""
-    if length <= 0:
-        return False
-    if mode == _MAX:
-        for a in range(length):
-            if flags[a] != 0.0 and row[base + a] > best[0]:
-                best[0] = row[base + a]
-        return False
-    if mode == _SUM:
-        hi, lo, largest = _block_terms(row, base, flags, length, factor)
-        state[0] += hi
-        state[1] += lo
-        state[2] = max(state[2], largest)
-        return False
-    if mode == _SHARES:  # the block's sum, and the share of each lowest position and upper
-        run = np.int64(0)
-        for a in range(length):
-            t = order_sums.term(row[base + a] * flags[a], factor)
-            run += t
-            acc[0, a] += t >> _LIMB
-            acc[1, a] += t & _MASK
-        for j in range(n_upper):
-            acc[0, uppers[j]] += run >> _LIMB
-            acc[1, uppers[j]] += run & _MASK
-        state[0] += run >> _LIMB
-        state[1] += run & _MASK
-        return False
-    # _FIND: set by set, the first whose running sum passes the target state[3], state[4]
-    for a in range(length):
-        t = order_sums.term(row[base + a] * flags[a], factor)
-        if t > 0:
-            state[0] += t >> _LIMB
-            state[1] += t & _MASK
-            if state[1] > _MASK:  # kept normalised: one carry at most
-                state[0] += 1
-                state[1] -= _MASK + 1
-            if state[0] > state[3] or (state[0] == state[3] and state[1] > state[4]):
-                state[2] = base + a
-                return True
-    return False
-
-
-@numba.njit(cache=True)
-def _blocks(mode, row, offsets, binom, flags, members, count, k, idx, factor, state, best,
-            acc):
-    """Walk the allowed sets of one node by blocks (see above), in rank order.
-
-    ``_SUM``: the limbs of the terms ``rint(row[r] factor)`` into ``state[0:2]``
-    and the bits of the largest allowed entry into ``state[2]`` (as
-    :func:`_block_sum`, which walks the allowed lowest positions alone).
-    ``_SHARES``: the limbs into ``state[0:2]``, and into ``acc[:, p]`` those of
-    the sets holding position ``p``. ``_FIND``: the rank of the first set at
-    which the running sum passes the target ``state[3] 2**LIMB + state[4]``
-    into ``state[2]`` (-1 if none does). ``_MAX``: the largest allowed entry
-    into ``best[0]`` (``row`` holding scores). Rank 0, the empty set, is always
-    allowed.
-    """
-    m = flags.shape[0]
-    uppers = np.empty(max(k, 1), dtype=np.int64)
-    if mode == _MAX:
-        best[0] = row[0]
-    else:
-        t = order_sums.term(row[0], factor)
-        state[0] += t >> _LIMB
-        state[1] += t & _MASK
-        if mode == _SUM:
-            state[2] = max(state[2], order_sums.weight_bits(row[0]))
-        if mode == _FIND:
-            state[2] = -1
-            if t > 0 and (state[0] > state[3] or (state[0] == state[3] and
-                                                  state[1] > state[4])):
-                state[2] = 0
-                return
-    if k >= 1 and _visit(mode, row, offsets[1], m, flags, uppers, 0, factor, state, best,
-                         acc):
-        return
-    if k >= 2:
-        for ci in range(count):
-            c = members[ci]
-            uppers[0] = c
-            if _visit(mode, row, offsets[2] + binom[c, 2], c, flags, uppers, 1, factor,
-                      state, best, acc):
-                return
-    if k >= 3:
-        for ci in range(count):
-            c = members[ci]
-            upper = offsets[3] + binom[c, 3]
-            uppers[1] = c
-            for bi in range(ci):
-                b = members[bi]
-                uppers[0] = b
-                if _visit(mode, row, upper + binom[b, 2], b, flags, uppers, 2, factor, state,
-                          best, acc):
-                    return
-    for s in range(4, k + 1):
-        u = s - 1
-        if u > count:
-            return
-        for j in range(u):
-            idx[j] = j
-        while True:
-            base = offsets[s]
-            for j in range(u):
-                uppers[j] = members[idx[j]]
-                base += binom[uppers[j], j + 2]
-            if _visit(mode, row, base, uppers[0], flags, uppers, u, factor, state, best,
-                      acc):
-                return
-            if not set_walks.next_upper(idx, u, count):
-                break
-
-
-@numba.njit(cache=True)
-def _member_terms(row, base, members, count, factor):
-    """The limbs of the terms ``row[base + a]`` for the allowed lowest positions ``a =
-    members[:count]`` of one block, and the bits of the largest: two runs in int64
-    (below 2**52 a term, exact), split into limbs at the end."""
-    run0 = np.int64(0)
-    run1 = np.int64(0)
-    big0 = np.int64(0)
-    big1 = np.int64(0)
-    i = 0
-    while i + 2 <= count:
-        w0 = row[base + members[i]]
-        w1 = row[base + members[i + 1]]
-        big0 = max(big0, order_sums.weight_bits(w0))
-        big1 = max(big1, order_sums.weight_bits(w1))
-        run0 += order_sums.term(w0, factor)
-        run1 += order_sums.term(w1, factor)
-        i += 2
-    if i < count:
-        w0 = row[base + members[i]]
-        big0 = max(big0, order_sums.weight_bits(w0))
-        run0 += order_sums.term(w0, factor)
-    run = run0 + run1
-    return run >> _LIMB, run & _MASK, max(big0, big1)
-
-
-@numba.njit(cache=True)
-def _block_sum(row, offsets, binom, members, count, k, idx, factor, state):
-    """``_blocks`` in mode ``_SUM`` into ``state[0:3]``: the same exact sum, each block
-    over its allowed lowest positions alone (no flags), the limbs in registers."""
-    t = order_sums.term(row[0], factor)
-    hi = t >> _LIMB
-    lo = t & _MASK
-    largest = order_sums.weight_bits(row[0])
-    if k >= 1:
-        h, l, g = _member_terms(row, offsets[1], members, count, factor)
-        hi += h
-        lo += l
-        largest = max(largest, g)
-    if k >= 2:
-        for ci in range(1, count):
-            h, l, g = _member_terms(row, offsets[2] + binom[members[ci], 2], members, ci,
-                                    factor)
-            hi += h
-            lo += l
-            largest = max(largest, g)
-    if k >= 3:
-        for ci in range(2, count):
-            upper = offsets[3] + binom[members[ci], 3]
-            for bi in range(1, ci):
-                h, l, g = _member_terms(row, upper + binom[members[bi], 2], members, bi,
-                                        factor)
-                hi += h
-                lo += l
-                largest = max(largest, g)
-    for s in range(4, k + 1):
-        u = s - 1
-        if u >= count:
-            break
-        for j in range(u):
-            idx[j] = j
-        while True:
-            base = offsets[s]
-            for j in range(u):
-                base += binom[members[idx[j]], j + 2]
-            if idx[0] > 0:
-                h, l, g = _member_terms(row, base, members, idx[0], factor)
-                hi += h
-                lo += l
-                largest = max(largest, g)
-            if not set_walks.next_upper(idx, u, count):
-                break
-    state[0] = hi
-    state[1] = lo
-    state[2] = largest
-
-
-@numba.njit(cache=True)
-def _gathered_terms(row, base, binom, column, members, start, stop, factor):
-    """As :func:`_member_terms`, for the sets whose second position ``a =
-    members[start:stop]`` is free: ranks ``base + binom[a, column]``."""
-    run = np.int64(0)
-    largest = np.int64(0)
-    for i in range(start, stop):
-        w = row[base + binom[members[i], column]]
-        largest = max(largest, order_sums.weight_bits(w))
-        run += order_sums.term(w, factor)
-    return run >> _LIMB, run & _MASK, largest
-
-
-@numba.njit(cache=True)
-def _holding_sum(row, offsets, binom, members, count, w, k, idx, factor):
-    """The limbs and the largest weight's bits of the terms of the sets that hold slot
-    ``w`` and others of ``members[:count]`` (``w`` not among them): the change of a
-    node's sum when ``w`` joins or leaves its allowed candidates (the incremental
-    rule). By blocks as :func:`_block_sum`: the upper others ``H`` fixed, the lowest
-    other ``a`` free, below ``w`` (consecutive ranks) or between ``w`` and ``H``."""
-    if k == 0:
-        return np.int64(0), np.int64(0), np.int64(0)
-    below = 0  # members below w
-    while below < count and members[below] < w:
-        below += 1
-    x = row[offsets[1] + w]
-    hi = order_sums.term(x, factor)
-    lo = hi & _MASK
-    hi >>= _LIMB
-    largest = order_sums.weight_bits(x)
-    if k >= 2:  # {a, w}
-        h, l, g = _member_terms(row, offsets[2] + binom[w, 2], members, below, factor)
-        h2, l2, g2 = _gathered_terms(row, offsets[2] + w, binom, 2, members, below, count,
-                                     factor)
-        hi += h + h2
-        lo += l + l2
-        largest = max(largest, g, g2)
-    for s in range(3, k + 1):
-        u = s - 2  # the upper others
-        if u >= count:
-            break
-        for j in range(u):
-            idx[j] = j
-        while True:
-            h0 = idx[0]
-            if h0 > 0:
-                low, high = set_walks.holding_bases(members, idx, u, w, offsets[s], binom)
-                h, l, g = _member_terms(row, low, members, min(h0, below), factor)  # a < w
-                hi += h
-                lo += l
-                largest = max(largest, g)
-                if below < h0:  # w < a < H
-                    h, l, g = _gathered_terms(row, high, binom, 2, members, below, h0, factor)
-                    hi += h
-                    lo += l
-                    largest = max(largest, g)
-            if not set_walks.next_upper(idx, u, count):
-                break
-    return hi, lo, largest
-
-
-@numba.njit(cache=True)
-def _scaled(scores, shift, out):
-    """``out[r]`` = :func:`tandem.bn.order_sums.scaled_weight` of ``scores[r]``: the
-    own-scale weights (0 above ``shift``, the sets that the caller's flags leave
-    out, whose weights would overflow, and inf * 0 is NaN)."""
-    for r in range(scores.shape[0]):
-        out[r] = order_sums.scaled_weight(scores[r], shift)
-
-
-def _weights(scores, top):
-    """The table's weights ``exp64(score - top)`` (:func:`_scaled`), row by row in
-    parallel."""
-    out = np.empty(scores.shape)
-    _fill_weights(scores, top, out)
-    return out
-
-
-@parallel.guarded
-@numba.njit(parallel=True, cache=True)
-def _fill_weights(scores, top, out):
-    for v in numba.prange(scores.shape[0]):
-        _scaled(scores[v], top[v], out[v])
-
-
-@parallel.guarded
-@numba.njit(parallel=True, cache=True)
-def _row_summaries(scores):
-    """Each row's largest score, and whether any row holds NaN or +inf."""
-    top = np.empty(scores.shape[0])
-    bad = np.zeros(scores.shape[0], dtype=np.bool_)
-    for v in numba.prange(scores.shape[0]):
-        best = -np.inf
-        for r in range(scores.shape[1]):
-            x = scores[v, r]
-            if x != x or x == np.inf:
-                bad[v] = True
-            elif x > best:
-                best = x
-        top[v] = best
-    return top, bad.any()
-
-
-class _Kernel(NamedTuple):
-    """The prepared table as the kernels take it."""
-
-    candidates: np.ndarray  # (n, m) int64
-    scores: np.ndarray  # (n, n_sets): the table's own array
-    weights: np.ndarray  # (n, n_sets): exp(score - top), 0 for -inf
-    top: np.ndarray  # (n,): each node's best score
-    offsets: np.ndarray
-    binom: np.ndarray
-    subsets: np.ndarray  # (n_sets, k) positions, -1 padded
-    slots: np.ndarray  # (n, n) int64: slots[u, v] is u's candidate slot at v, or -1
-
-
-@numba.njit(cache=True)
-def _node_sum(v, kt, count, scratch):
-    """The exact sum of ``v``'s allowed sets (:mod:`tandem.bn.order_sums`) given the
-    ``flags`` and ``members`` of the scratch: ``(row, e, shift)``, the limbs in
-    ``state[0:2]``. ``row`` is ``kt.weights[v]`` (``shift = top[v]``) or, where the
-    largest allowed weight is below ``2**MIN_EXPONENT``, ``scaled`` filled with the
-    own-scale weights (``shift`` the best allowed score, ``e = 0``). ``guesses[v]``,
-    the scale last found for ``v``, spares the second pass when it holds."""
-    flags, members, idx, scaled, state, best, guesses, shares, _ = scratch
-    k = kt.subsets.shape[1]
-    row = kt.weights[v]
-    e = guesses[v]
-    while True:
-        _block_sum(row, kt.offsets, kt.binom, members, count, k, idx, order_sums.scale(e),
-                   state)
-        found = order_sums.exponent(state[2])
-        if found < order_sums.MIN_EXPONENT:
-            break
-        if found == e:
-            return row, e, kt.top[v]
-        e = found
-        guesses[v] = e
-    _blocks(_MAX, kt.scores[v], kt.offsets, kt.binom, flags, members, count, k, idx, 1.0,
-            state, best, shares)
-    shift = best[0]
-    _scaled(kt.scores[v], shift, scaled)
-    _block_sum(scaled, kt.offsets, kt.binom, members, count, k, idx, order_sums.scale(0),
-               state)
-    return scaled, 0, shift
-
-
-@numba.njit(cache=True)
-def _node_score(v, pos, kt, scratch, sums):
-    """``v``'s node score, its exact sum kept in ``sums[v] = (hi, lo, e)`` (the limbs
-    normalised, ``e`` :data:`tandem.bn.order_sums.OWN_SCALE` in the node's own scale)."""
-    flags, members, _, _, state, _, _, _, _ = scratch
-    count = _allowed(v, pos, kt.candidates, flags, members)
-    _, e, shift = _node_sum(v, kt, count, scratch)
-    sums[v, 0], sums[v, 1] = order_sums.normalised(state[0], state[1])
-    # the own scale's shift, the best allowed score, lies over 600 nats below the top
-    sums[v, 2] = e if shift == kt.top[v] else order_sums.OWN_SCALE
-    return order_sums.node_score(shift, state[0], state[1], e)
-
-
-@numba.njit(cache=True)
-def _rescored(v, leaving, joining, pos, kt, scratch, sums):
-    """``v``'s node score after candidate ``leaving`` stops preceding it and ``joining``
-    starts to (nodes, or -1; ``pos`` is the new order), by the incremental rule: the
-    terms of the sets that hold ``leaving`` come off ``v``'s exact sum, those that
-    hold ``joining`` go on. The sum is the one that :func:`_node_score` would make
-    (integers, the same scale), so the score is the same bit for bit; where the scale
-    could change (the largest allowed weight leaves, or a larger one joins) or ``v``
-    is in its own scale, the node is scored afresh."""
-    e = sums[v, 2]
-    if e == order_sums.OWN_SCALE:
-        return _node_score(v, pos, kt, scratch, sums)
-    flags, members, idx, _, _, _, _, _, _ = scratch
-    count = _allowed(v, pos, kt.candidates, flags, members)
-    join = kt.slots[joining, v] if joining >= 0 else -1
-    if join >= 0:  # the others: the allowed candidates but the one joining
-        q = 0
-        while members[q] != join:
-            q += 1
-        for p in range(q, count - 1):
-            members[p] = members[p + 1]
-        count -= 1
-    k = kt.subsets.shape[1]
-    row = kt.weights[v]
-    factor = order_sums.scale(e)
-    hi = sums[v, 0]
-    lo = sums[v, 1]
-    leave = kt.slots[leaving, v] if leaving >= 0 else -1
-    if leave >= 0:
-        h, l, g = _holding_sum(row, kt.offsets, kt.binom, members, count, leave, k, idx,
-                               factor)
-        if order_sums.exponent(g) >= e:
-            return _node_score(v, pos, kt, scratch, sums)
-        hi -= h
-        lo -= l
-    if join >= 0:
-        h, l, g = _holding_sum(row, kt.offsets, kt.binom, members, count, join, k, idx,
-                               factor)
-        if order_sums.exponent(g) > e:
-            return _node_score(v, pos, kt, scratch, sums)
-        hi += h
-        lo += l
-    sums[v, 0], sums[v, 1] = order_sums.normalised(hi, lo)
-    return order_sums.node_score(kt.top[v], sums[v, 0], sums[v, 1], e)
-
-
-@numba.njit(cache=True)
-def _node_score_scratch(kt):
-    """The scratch of :func:`_node_score`: flags, members, idx, a row of own-scale
-    weights, the walk's state and best entry, the scale guesses, the per-position
-    shares, and the guesses a rejected move puts back."""
-    n, m = kt.candidates.shape
-    return (np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64),
-            np.empty(max(kt.subsets.shape[1], 1), dtype=np.int64),
-            np.empty(kt.weights.shape[1], dtype=np.float64), np.zeros(5, dtype=np.int64),
-            np.zeros(1), np.zeros(n, dtype=np.int64), np.zeros((2, m), dtype=np.int64),
-            np.zeros(n, dtype=np.int64))
-
-
-@numba.njit(cache=True)
-def _order_node_sums(order, kt, node_scores, sums):
-    """The positions of ``order``, its node scores and their sums (:func:`_node_score`)."""
-    n = order.shape[0]
-    pos = np.empty(n, dtype=np.int64)
-    for p in range(n):
-        pos[order[p]] = p
-    scratch = _node_score_scratch(kt)
-    for v in range(n):
-        node_scores[v] = _node_score(v, pos, kt, scratch, sums)
-    return pos
-
-
-@numba.njit(cache=True)
-def _order_node_scores(order, kt, node_scores):
-    return _order_node_sums(order, kt, node_scores,
-                            np.empty((order.shape[0], 3), dtype=np.int64))
-
-
-@parallel.guarded
-@numba.njit(parallel=True, cache=True)
-def _order_totals(orders, kt):
-    """Each order's score (the sum of its node scores), the orders in parallel."""
-    totals = np.empty(orders.shape[0])
-    for c in numba.prange(orders.shape[0]):
-        node_scores = np.empty(orders.shape[1])
-        _order_node_scores(orders[c], kt, node_scores)
-        totals[c] = _total(node_scores)
-    return totals
-
-
-@numba.njit(cache=True)
-def _total(node_scores):
-    # Summed in node order, so an order's score never depends on the path to it.
-    t = 0.0
-    for v in range(node_scores.shape[0]):
-        t += node_scores[v]
-    return t
 
 
 def _initial_order(stream, n):
@@ -659,13 +137,13 @@ def _sample_dags(uniforms, dags, pos, kt, scratch, edge_counts, edge_given_order
     m = kt.candidates.shape[1]
     k = kt.subsets.shape[1]
     for v in range(n):
-        count = _allowed(v, pos, kt.candidates, flags, members)
-        row, e, _ = _node_sum(v, kt, count, scratch)
+        count = node_sums.allowed(v, pos, kt.candidates, flags, members)
+        row, e, _ = node_sums.node_sum(v, kt, count, scratch)
         factor = order_sums.scale(e)
         shares[:] = 0
         state[:3] = 0
-        _blocks(_SHARES, row, kt.offsets, kt.binom, flags, members, count, k, idx, factor,
-                state, best, shares)
+        node_sums.blocks(node_sums.WALK_SHARES, row, kt.offsets, kt.binom, flags, members,
+                         count, k, idx, factor, state, best, shares)
         total = order_sums.limbs_value(state[0], state[1])
         for p in range(m):
             if shares[0, p] > 0 or shares[1, p] > 0:
@@ -674,8 +152,8 @@ def _sample_dags(uniforms, dags, pos, kt, scratch, edge_counts, edge_given_order
         for d in range(dags):
             state[:3] = 0
             state[3], state[4] = order_sums.target_limbs(uniforms[d * n + v] * total)
-            _blocks(_FIND, row, kt.offsets, kt.binom, flags, members, count, k, idx, factor,
-                    state, best, shares)
+            node_sums.blocks(node_sums.WALK_FIND, row, kt.offsets, kt.binom, flags, members,
+                             count, k, idx, factor, state, best, shares)
             r = state[2]
             if r < 0:  # rounding put the target past the end: the last set with a term
                 r = _last_allowed(row, factor, flags, kt.subsets)
@@ -708,8 +186,8 @@ def _move_rescored(v, kind, i, j, a, b, pos, kt, scratch, sums):
     (:func:`tandem.bn.order_moves.move_rescoring`)."""
     leaving, joining, fresh = order_moves.move_rescoring(kind, i, j, v, a, b, pos)
     if fresh:
-        return _node_score(v, pos, kt, scratch, sums)
-    return _rescored(v, leaving, joining, pos, kt, scratch, sums)
+        return node_sums.node_score(v, pos, kt, scratch, sums)
+    return node_sums.rescored(v, leaving, joining, pos, kt, scratch, sums)
 
 
 @numba.njit(cache=True)
@@ -732,7 +210,7 @@ def _move(kind, i, j, log_u, beta, order, pos, node_scores, sums, total, kt, scr
         # a node between them keeps its score unless a moved node is its candidate
         if v == a or kt.slots[a, v] >= 0 or (kind != 2 and (v == b or kt.slots[b, v] >= 0)):
             node_scores[v] = _move_rescored(v, kind, i, j, a, b, pos, kt, scratch, sums)
-    new_total = _total(node_scores)
+    new_total = node_sums.total(node_scores)
     if new_total > -np.inf and (total == -np.inf or log_u < beta * (new_total - total)):
         return new_total, True
     for p in range(lo, hi + 1):
@@ -760,13 +238,13 @@ def _step_scores(v, step, end, order, pos, node_scores, sums, kt, scratch, posit
         pos[w] = j
         earlier = step < 0
         if kt.slots[w, v] >= 0:
-            node_scores[v] = _rescored(v, w if earlier else -1, -1 if earlier else w, pos, kt,
-                                       scratch, sums)
+            node_scores[v] = node_sums.rescored(v, w if earlier else -1, -1 if earlier else w,
+                                                pos, kt, scratch, sums)
         if kt.slots[v, w] >= 0:
-            node_scores[w] = _rescored(w, -1 if earlier else v, v if earlier else -1, pos, kt,
-                                       scratch, sums)
+            node_scores[w] = node_sums.rescored(w, -1 if earlier else v, v if earlier else -1,
+                                                pos, kt, scratch, sums)
         j += step
-        position_scores[j] = _total(node_scores)
+        position_scores[j] = node_sums.total(node_scores)
 
 
 @numba.njit(cache=True)
@@ -796,7 +274,7 @@ def _gibbs_position(i, u, beta, order, pos, node_scores, sums, total, kt, scratc
         return total, False
     _step_scores(v, -1 if j < i else 1, j, order, pos, node_scores, sums, kt, scratch,
                  position_scores)
-    return _total(node_scores), True
+    return node_sums.total(node_scores), True
 
 
 @numba.njit(cache=True)
@@ -826,9 +304,9 @@ def _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
     positions = np.empty((replicas, n), dtype=np.int64)
     totals = np.empty(replicas, dtype=np.float64)
     for r in range(replicas):
-        positions[r] = _order_node_sums(orders[r], kt, node_scores[r], sums[r])
-        totals[r] = _total(node_scores[r])
-    scratch = _node_score_scratch(kt)
+        positions[r] = node_sums.order_node_sums(orders[r], kt, node_scores[r], sums[r])
+        totals[r] = node_sums.total(node_scores[r])
+    scratch = node_sums.node_scratch(kt)
     saved_order = np.empty(n, dtype=np.int64)
     saved_scores = np.empty(n, dtype=np.float64)
     saved_sums = np.empty((n, 3), dtype=np.int64)
@@ -918,12 +396,13 @@ class _Prepared:
         if width != combinations.n_sets(m, k):
             raise ValueError(f"table.scores has {width} columns; {m} candidates and "
                              f"max_parents={k} give {combinations.n_sets(m, k)}")
-        if m >= MAX_SLOTS or width >= order_sums.MAX_TERMS:
+        if m >= node_sums.MAX_SLOTS or width >= order_sums.MAX_TERMS:
             raise ValueError(f"order_mcmc sums at most {order_sums.MAX_TERMS - 1} parent sets "
-                             f"of fewer than {MAX_SLOTS} candidates exactly; this table has "
-                             f"{width} sets over {m} candidates: restrict the candidates")
+                             f"of fewer than {node_sums.MAX_SLOTS} candidates exactly; this "
+                             f"table has {width} sets over {m} candidates: restrict the "
+                             f"candidates")
         self.scores = np.ascontiguousarray(scores)
-        self.top, bad = _row_summaries(self.scores)
+        self.top, bad = node_sums.row_summaries(self.scores)
         if bad:
             raise ValueError("table.scores holds NaN or +inf")
         if n == 0:
@@ -938,11 +417,11 @@ class _Prepared:
         self.n, self.m, self.k = n, m, k
         self.candidates = np.ascontiguousarray(candidates, dtype=np.int64)
         _, self.subsets = combinations.subset_table(m, k)
-        self.weights = _weights(self.scores, self.top)
+        self.weights = node_sums.row_weights(self.scores, self.top)
         slots = np.full((n, n), -1, dtype=np.int64)
         child, slot = np.nonzero(self.candidates >= 0)
         slots[self.candidates[child, slot], child] = slot
-        self.kernel = _Kernel(self.candidates, self.scores, self.weights, self.top,
+        self.kernel = node_sums.Kernel(self.candidates, self.scores, self.weights, self.top,
                               combinations.offsets(m, k), combinations.binomial_table(m, k),
                               self.subsets, slots)
 
@@ -1052,407 +531,7 @@ def _stream_description(root):
     return description
 
 
-def _save(path, state, settings, fingerprint):
-    with files.replacing(path, "wb") as f:
-        np.savez(f, version=_CHECKPOINT_VERSION, fingerprint=fingerprint,
-                 settings=json.dumps(settings, sort_keys=True), **state)
-
-
-def _array_fields(chains, n, m, done, replicas=1):
-    """The arrays of a checkpoint: ``{name: (dtype, shape)}`` for ``chains`` chains of
-    ``replicas`` replicas of ``n`` nodes with ``m`` candidate slots that ran ``done``
-    iterations."""
-    i8, f8 = np.dtype(np.int64), np.dtype(np.float64)
-    return {
-        "orders": (i8, (chains, replicas, n)), "best_order": (i8, (chains, n)),
-        "swaps_proposed": (i8, (chains, replicas - 1)),
-        "swaps_accepted": (i8, (chains, replicas - 1)),
-        "best_score": (f8, (chains,)), "trace": (f8, (chains, done)),
-        "proposed": (i8, (chains, len(MOVES))), "accepted": (i8, (chains, len(MOVES))),
-        "edge_counts": (i8, (chains, n, n)), "edge_given_order": (f8, (chains, n, n)),
-        "n_kept": (i8, (chains,)), "batch_counts": (np.dtype(np.int32), (chains, 2 * BATCHES, n, m)),
-    }
-
-
-_HEADER_FIELDS = ("version", "fingerprint", "settings", "done")
-
-
-class _Refusal:
-    """Raises the ``ValueError`` of a checkpoint that cannot be resumed, naming ``resume``."""
-
-    def __init__(self, path):
-        self.path = os.fspath(path)
-
-    def __call__(self, field, why):
-        where = f"field {field!r}: " if field else ""
-        raise ValueError(f"resume: {self.path}: {where}{why}")
-
-
-def _resume_path(resume):
-    """``resume`` as a path (a ``TypeError`` naming ``resume`` otherwise)."""
-    try:
-        return os.fspath(resume)
-    except TypeError:
-        raise TypeError(f"resume must be the path of a checkpoint (a str or os.PathLike), "
-                        f"got {type(resume).__name__}") from None
-
-
-def _read_checkpoint(path, refuse, most_bytes):
-    """The arrays of the ``.npz`` file ``path``, checked to be exactly the fields of a
-    checkpoint and to hold at most ``most_bytes`` (before anything is read)."""
-    try:
-        f = np.load(path, allow_pickle=False)
-    except Exception as error:  # any failure to open or parse: damaged, empty, not npz
-        refuse(None, f"cannot be read as an order-MCMC checkpoint "
-                     f"({type(error).__name__}: {error})")
-    if not isinstance(f, np.lib.npyio.NpzFile):
-        refuse(None, "is not an order-MCMC checkpoint (an .npz file)")
-    with f:
-        names = set(f.files)
-        wanted = set(_HEADER_FIELDS) | set(_array_fields(0, 0, 0, 0, 0))
-        if names - wanted or wanted - names:
-            refuse(None, f"is not an order-MCMC checkpoint of version {_CHECKPOINT_VERSION}: "
-                         f"missing fields {sorted(wanted - names)}, unknown fields "
-                         f"{sorted(names - wanted)}")
-        size = sum(info.file_size for info in f.zip.infolist())
-        if size > most_bytes:
-            refuse(None, f"holds {size} bytes, more than the {most_bytes} that a checkpoint "
-                         f"of these chains and iterations can")
-        data = {}
-        for name in sorted(names):
-            try:
-                data[name] = f[name]
-            except Exception as error:  # a damaged member: CRC, truncation, pickled data
-                refuse(name, f"cannot be read ({type(error).__name__}: {error})")
-    return data
-
-
-def _scalar(data, name, kind, refuse):
-    """The 0-d field ``name`` as a Python value; ``kind`` is "int" or "str"."""
-    a = data[name]
-    good = a.shape == () and (a.dtype.kind in "iu" if kind == "int" else a.dtype.kind == "U")
-    if not good:
-        refuse(name, f"must be a single {kind}, got {a.dtype} with shape {a.shape}")
-    return int(a) if kind == "int" else str(a)
-
-
-def _checked_settings(data, settings, burn_in_given, refuse):
-    """Compare the checkpoint's settings with ``settings`` (taking its burn-in when none
-    was given)."""
-    try:
-        theirs = json.loads(_scalar(data, "settings", "str", refuse))
-    except json.JSONDecodeError as error:
-        refuse("settings", f"is not JSON ({error})")
-    if not isinstance(theirs, dict):
-        refuse("settings", f"must be a JSON object, got {type(theirs).__name__}")
-    if not burn_in_given and "burn_in" in theirs:
-        b = theirs["burn_in"]
-        if isinstance(b, bool) or not isinstance(b, int) or b < 0:
-            refuse("settings", f"burn_in must be a non-negative integer, got {b!r}")
-        settings["burn_in"] = b
-    differ = sorted(key for key in set(settings) | set(theirs)
-                    if settings.get(key) != theirs.get(key))
-    if differ:
-        details = "; ".join(f"{key}: checkpoint {theirs.get(key)!r}, now {settings.get(key)!r}"
-                            for key in differ)
-        refuse(None, f"was written with other settings ({details})")
-
-
-def _checked_arrays(data, chains, n, m, done, replicas, refuse):
-    """The state arrays, each of its dtype and shape, as fresh writable copies."""
-    state = {}
-    for name, (dtype, shape) in _array_fields(chains, n, m, done, replicas).items():
-        a = data[name]
-        if a.dtype != dtype or a.shape != shape:
-            refuse(name, f"must be {dtype} with shape {shape}, got {a.dtype} with shape "
-                         f"{a.shape}")
-        state[name] = np.array(a)
-    return state
-
-
-def _n_kept(done, burn_in, thin):
-    """Orders kept in iterations ``0 .. done - 1``."""
-    return max(0, -(-(done - burn_in) // thin))
-
-
-def _scattered(per_slot, candidates, fill=0.0):
-    """``[..., child, slot]`` values as ``[..., parent, child]``: ``fill`` where the
-    table allows no edge (and on the diagonal)."""
-    n = candidates.shape[0]
-    out = np.full(per_slot.shape[:-2] + (n, n), fill, dtype=per_slot.dtype)
-    child, slot = np.nonzero(candidates >= 0)
-    out[..., candidates[child, slot], child] = per_slot[..., child, slot]
-    return out
-
-
-def _check_counts(state, n, done, settings, allowed, refuse, candidates):
-    """The counters: proposals, acceptances, kept orders, edge counts and their batches."""
-    proposed, accepted = state["proposed"], state["accepted"]
-    per_chain = done if n >= 2 else 0
-    if np.any(proposed < 0) or np.any(proposed.sum(axis=1) != per_chain):
-        refuse("proposed", f"must be non-negative and sum to {per_chain} proposals per chain")
-    if np.any(accepted < 0) or np.any(accepted > proposed):
-        refuse("accepted", "must lie between 0 and the proposals of each move")
-    rounds = done // settings["swap_every"] if n >= 2 else 0
-    pairs = np.arange(len(settings["temperatures"]) - 1)
-    offered = (rounds - pairs % 2 + 1) // 2  # the rounds of pair r's parity
-    if not np.array_equal(state["swaps_proposed"], np.broadcast_to(
-            offered, state["swaps_proposed"].shape)):
-        refuse("swaps_proposed", f"must be {offered.tolist()} for {done} iterations")
-    if np.any(state["swaps_accepted"] < 0) or np.any(state["swaps_accepted"] > offered):
-        refuse("swaps_accepted", "must lie between 0 and the swaps offered")
-    kept = _n_kept(done, settings["burn_in"], settings["thin"])
-    if np.any(state["n_kept"] != kept):
-        refuse("n_kept", f"must be {kept} for {done} iterations, got "
-                         f"{state['n_kept'].tolist()}")
-    most = kept * settings["dags_per_order"]
-    counts = state["edge_counts"]
-    if np.any(counts < 0) or np.any(counts > most) or np.any(counts[:, ~allowed]):
-        refuse("edge_counts", f"must lie in 0 .. {most}, zero where the table allows no edge")
-    batches = state["batch_counts"]
-    used = -(-kept // order_moves.batch_size(max(kept - 1, 0)))
-    if np.any(batches < 0) or np.any(batches[:, used:]) or np.any(
-            batches[:, :, candidates < 0]) or not np.array_equal(
-            _scattered(batches.sum(axis=1), candidates, 0), counts):
-        refuse("batch_counts", f"must be non-negative, zero past batch {used} and on "
-                               f"padding, and sum to edge_counts")
-    given = state["edge_given_order"]
-    if not (np.all(np.isfinite(given)) and np.all(given >= 0)
-            and np.all(given <= kept * (1 + 1e-9)) and not np.any(given[:, ~allowed])):
-        refuse("edge_given_order", f"must lie in [0, {kept}], zero where the table allows "
-                                   f"no edge")
-
-
-def _order_score(order, kernel):
-    node_scores = np.empty(order.shape[0])
-    _order_node_scores(order, kernel, node_scores)
-    return _total(node_scores)
-
-
-def _check_orders(state, n, done, kernel, refuse):
-    """Orders are permutations, and the scores agree with them (scores are pure functions
-    of the order, so exactly)."""
-    for name in ("orders", "best_order"):
-        if not np.array_equal(np.sort(state[name], axis=-1),
-                              np.broadcast_to(np.arange(n), state[name].shape)):
-            refuse(name, f"must hold one permutation of the {n} nodes per chain and replica")
-    trace, best = state["trace"], state["best_score"]
-    if not np.all(np.isfinite(trace)):
-        refuse("trace", "must be finite")
-    for c in range(state["orders"].shape[0]):
-        now = trace[c, done - 1] if done else best[c]
-        if _order_score(state["orders"][c, 0], kernel) != now:
-            refuse("orders", f"chain {c}'s order does not have the score the checkpoint "
-                             f"records for it")
-        if _order_score(state["best_order"][c], kernel) != best[c] or (
-                done and best[c] < trace[c].max()):
-            refuse("best_score", f"chain {c}'s best score is not that of its best order, "
-                                 f"or lies below its trace")
-
-
-def _load(path, settings, fingerprint, burn_in_given, iterations, prepared):
-    """Read and check the checkpoint ``path`` field by field; returns ``(state, done)``.
-
-    ``settings`` gets the checkpoint's burn-in when none was given. Every
-    refusal is a ``ValueError`` naming ``resume`` and the field.
-    """
-    refuse = _Refusal(path)
-    chains, n = settings["chains"], prepared.n
-    m = prepared.m
-    replicas = len(settings["temperatures"])
-    most = 8 * chains * (iterations + (3 + replicas) * n + 2 * n * n + BATCHES * n * m
-                         + 2 * replicas + 16) + (1 << 20)
-    data = _read_checkpoint(path, refuse, most)
-    if _scalar(data, "version", "int", refuse) != _CHECKPOINT_VERSION:
-        refuse("version", f"must be {_CHECKPOINT_VERSION}, got {data['version']}")
-    theirs = _scalar(data, "fingerprint", "str", refuse)
-    if theirs != fingerprint:
-        refuse("fingerprint", f"was written for another score table (fingerprint "
-                              f"{theirs!r}, this table's is {fingerprint!r})")
-    _checked_settings(data, settings, burn_in_given, refuse)
-    done = _scalar(data, "done", "int", refuse)
-    if done < 0:
-        refuse("done", f"must be non-negative, got {done}")
-    if iterations < done:
-        refuse(None, f"ran {done} iterations, more than iterations={iterations}")
-    state = _checked_arrays(data, chains, n, m, done, replicas, refuse)
-    _check_counts(state, n, done, settings, candidate_matrix(prepared), refuse,
-                  prepared.candidates)
-    _check_orders(state, n, done, prepared.kernel, refuse)
-    trace = np.full((chains, iterations), np.nan)
-    trace[:, :done] = state["trace"]
-    state["trace"] = trace
-    return state, done
-
-
 # -- the public function --------------------------------------------------------
-
-class OrderMCMCStreams(dict):
-    """The five streams of a run, by purpose: ``initial``, ``moves``, ``dags``,
-    ``tempered`` and ``swaps``.
-
-    Chain ``c`` draws from ``split(c)`` of each.
-    """
-
-
-@dataclass(frozen=True, eq=False)
-class OrderMCMCResult:
-    """What :func:`order_mcmc` returns.
-
-    Arrays indexed ``[parent, child]`` are over the table's nodes, in the
-    order of ``names``. Two results are equal (``==``) when every field is:
-    arrays of the same dtype and shape with the same values (NaN equal to
-    NaN), so a resumed run equals the uninterrupted one. Results are not
-    hashable. Frozen: each parameter is kept as the attribute of the same
-    name; :func:`order_mcmc` makes them.
-
-    Parameters
-    ----------
-    edge_probabilities : numpy.ndarray, shape (n, n)
-        The fraction of the sampled DAGs, pooled over chains, that hold the
-        edge ``parent -> child``: the order-MCMC estimate of its posterior.
-    chain_edge_probabilities : numpy.ndarray, shape (chains, n, n)
-        The same per chain.
-    edge_standard_errors : numpy.ndarray, shape (n, n)
-        The Monte Carlo standard error of ``edge_probabilities``: the
-        largest of (1) batch means within each chain (``2 BATCHES /
-        SE_MERGE`` batches of consecutive kept orders at most, at least half
-        as many once ``BATCHES`` orders are kept; a last, partial batch left
-        out), combined over the chains
-        (:func:`tandem.bn.diagnostics.batch_means_errors`); (2) the spread
-        of the chains' estimates, ``sd / sqrt(chains)``; and (3) a floor,
-        ``sqrt(q (1 - q) / m)`` with ``q = (c + 1) / (N + 2)`` (``c`` of the
-        ``N`` sampled DAGs in the edge's rarer state) and ``m`` the pooled
-        effective sample size of the kept order scores
-        (:func:`tandem.bn.diagnostics.pooled_ess`, at most ``N``): no edge,
-        however rarely its other state was sampled, is claimed more precise
-        than the orders that sampled it (``docs/bn.md``, "Honest errors").
-        Zero where the table allows no edge; NaN with fewer than 2 full
-        batches.
-    edge_ess : numpy.ndarray, shape (n, n)
-        Each edge's effective sample size: the number of independent DAG
-        draws that would give its standard error, ``p (1 - p) / se**2``, so
-        at most the order scores' ESS (in rarer states, fewer). NaN where
-        ``p`` is 0 or 1.
-    edge_rhat : numpy.ndarray, shape (n, n)
-        Each edge's rank-normalised split R-hat over the means of the chains'
-        :data:`BATCHES` to 2 :data:`BATCHES` batches
-        (:func:`tandem.bn.diagnostics.ranked_rhat`): 1.0 where every batch
-        agrees, NaN where the table allows no edge or with fewer than 4 full
-        batches.
-    edge_probabilities_given_orders : numpy.ndarray, shape (n, n)
-        The average over the kept orders of ``P(edge | order)``, computed
-        exactly for each order (a Rao–Blackwellised estimate: same limit,
-        smaller Monte Carlo error).
-    chain_edge_probabilities_given_orders : numpy.ndarray, shape (chains, n, n)
-        The same per chain.
-    best_order : numpy.ndarray of int64, shape (n,)
-        The highest-scoring order any chain visited, as node indices from
-        first to last (ties go to the lower chain, then the earlier visit).
-    best_order_score : float
-        Its log score.
-    chain_best_orders : numpy.ndarray of int64, shape (chains, n)
-        Each chain's highest-scoring order (where
-        :func:`tandem.bn.search.map_dag` starts on large tables).
-    best_dag : numpy.ndarray of bool, shape (n, n)
-        The best DAG that ``best_order`` allows: each node's highest-scoring
-        allowed parent set.
-    best_dag_score : float
-        Its score: the sum of the chosen local scores.
-    traces : numpy.ndarray, shape (chains, iterations)
-        The order log score after each iteration (burn-in included).
-    acceptance_rates : dict of str to numpy.ndarray
-        Per move kind, the fraction of its proposals accepted in each chain
-        (NaN where it was never proposed).
-    swap_rates : numpy.ndarray, shape (chains, replicas - 1)
-        The fraction of the swaps offered between replicas ``r`` and ``r + 1``
-        that were taken (NaN where none was offered).
-    proposed : numpy.ndarray of int64, shape (chains, len(MOVES))
-        Proposals per chain and move kind (columns in :data:`MOVES` order),
-        of replica 0.
-    accepted : numpy.ndarray of int64, shape (chains, len(MOVES))
-        Acceptances; for ``"gibbs_position"``, draws that moved the node.
-    samples : int
-        DAGs sampled per chain.
-    iterations : int
-        Iterations per chain, as :func:`order_mcmc` was given them.
-    burn_in : int
-        Iterations before the first kept order.
-    thin : int
-        The spacing of the kept orders.
-    dags_per_order : int
-        DAGs sampled from each kept order.
-    names : tuple of str
-        The node names (the table's).
-    streams : OrderMCMCStreams
-        The run's streams (see the module docstring).
-
-    See Also
-    --------
-    tandem.bn.exact_edge_posteriors : The exact edge posteriors, up to 20 nodes.
-    tandem.bn.rhat : Split R-hat of the order score's ``traces``.
-
-    Examples
-    --------
-    >>> import tandem
-    >>> from tandem import bn
-    >>> data = bn.load_network("asia").sample(200, tandem.Philox(1))
-    >>> table = bn.score_table(data, max_parents=2, progress=False)
-    >>> result = bn.order_mcmc(table, tandem.Philox(7), chains=2, iterations=200, progress=False)
-    >>> result.edge_probabilities.shape, result.chain_edge_probabilities.shape
-    ((8, 8), (2, 8, 8))
-    >>> result.traces.shape, result.burn_in, result.thin, result.samples
-    ((2, 200), 100, 10, 10)
-    >>> result.best_order.tolist(), round(result.best_order_score, 3)
-    ([1, 3, 5, 2, 4, 0, 6, 7], -482.353)
-    """
-
-    edge_probabilities: np.ndarray
-    chain_edge_probabilities: np.ndarray
-    edge_standard_errors: np.ndarray
-    edge_ess: np.ndarray
-    edge_rhat: np.ndarray
-    edge_probabilities_given_orders: np.ndarray
-    chain_edge_probabilities_given_orders: np.ndarray
-    best_order: np.ndarray
-    best_order_score: float
-    chain_best_orders: np.ndarray
-    best_dag: np.ndarray
-    best_dag_score: float
-    traces: np.ndarray
-    acceptance_rates: dict
-    swap_rates: np.ndarray
-    proposed: np.ndarray
-    accepted: np.ndarray
-    samples: int
-    iterations: int
-    burn_in: int
-    thin: int
-    dags_per_order: int
-    names: tuple
-    streams: OrderMCMCStreams = field(repr=False)
-
-    def __eq__(self, other):
-        if not isinstance(other, OrderMCMCResult):
-            return NotImplemented
-        return all(_same(getattr(self, f.name), getattr(other, f.name)) for f in fields(self))
-
-    __hash__ = None
-
-
-def _same(a, b):
-    """Equality of result fields: arrays by dtype, shape and values (NaN == NaN), dicts by
-    keys and values, floats with NaN == NaN."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
-                and a.shape == b.shape
-                and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
-        return True
-    return type(a) is type(b) and bool(a == b)
-
 
 def order_mcmc(table: ScoreTable, root: Stream, *, chains: int = 4, iterations: int = 10_000,
                burn_in: int | None = None, thin: int = 10,
@@ -1622,7 +701,7 @@ def order_mcmc(table: ScoreTable, root: Stream, *, chains: int = 4, iterations: 
     finally:
         client.cancel(futures)
     state = {name: np.concatenate([s[name] for s in states]) for name in states[0]}
-    return _result(state, prepared, table, streams, int(iterations), burn_in, int(thin),
+    return make_result(state, prepared, table, streams, int(iterations), burn_in, int(thin),
                    int(dags_per_order))
 
 
@@ -1652,7 +731,7 @@ def _order_mcmc(table, root, first, mode, *, chains, iterations, burn_in, thin, 
     if checkpoint is not None:
         checkpoint = files.target(checkpoint, "checkpoint", "an .npz file")
     if resume is not None:
-        resume = _resume_path(resume)
+        resume = resume_path(resume)
     replicas = betas.shape[0]
     _check_memory(table, chains * replicas, iterations, memory_limit)
     prepared = _Prepared(table)
@@ -1674,13 +753,13 @@ def _order_mcmc(table, root, first, mode, *, chains, iterations, burn_in, thin, 
     ids = range(first, first + chains)
 
     if resume is not None:
-        state, done = _load(resume, settings, fingerprint, burn_in_given, iterations, prepared)
+        state, done = load_state(resume, settings, fingerprint, burn_in_given, iterations, prepared)
         burn_in = settings["burn_in"]
     else:
         done = 0
         orders = np.array([_initial_order(streams["initial"].split(c), n)
                            for c in ids]).reshape(chains, n)
-        best_score = _order_totals(orders, prepared.kernel)
+        best_score = node_sums.order_totals(orders, prepared.kernel)
         state = {
             "orders": np.repeat(orders[:, None], replicas, axis=1), "best_score": best_score,
             "best_order": orders.copy(),
@@ -1732,7 +811,7 @@ def _order_mcmc(table, root, first, mode, *, chains, iterations, burn_in, thin, 
         if on_device is not None:
             on_device.fetch(state)
         if checkpoint is not None:
-            _save(checkpoint, {**state, "trace": state["trace"][:, :t], "done": t},
+            save_state(checkpoint, {**state, "trace": state["trace"][:, :t], "done": t},
                   settings, fingerprint)
 
     chunk = FIRST_CHUNK
@@ -1766,102 +845,5 @@ def _order_mcmc(table, root, first, mode, *, chains, iterations, burn_in, thin, 
     write(iterations)
     if mode == "state":
         return state
-    return _result(state, prepared, table, streams, iterations, burn_in, thin,
+    return make_result(state, prepared, table, streams, iterations, burn_in, thin,
                    dags_per_order)
-
-
-def _result(state, prepared, table, streams, iterations, burn_in, thin, dags_per_order):
-    n_kept = state["n_kept"]
-    kept = np.maximum(n_kept, 1)[:, None, None]
-    chain_edges = state["edge_counts"] / (kept * dags_per_order)
-    chain_given = state["edge_given_order"] / kept
-    nan = np.full((prepared.n, prepared.n), np.nan)
-    has = n_kept > 0
-    if has.any():
-        weights = n_kept[has] / n_kept[has].sum()
-        edges = np.tensordot(weights, chain_edges[has], axes=1)
-        given = np.tensordot(weights, chain_given[has], axes=1)
-    else:
-        edges, given = nan, nan.copy()
-    chain_edges[~has] = np.nan
-    chain_given[~has] = np.nan
-    se, ess, rhat = _edge_errors(state, prepared, edges, chain_edges, dags_per_order,
-                                 state["trace"][:, burn_in::thin])
-    best_chain = int(np.argmax(state["best_score"]))
-    best_order = state["best_order"][best_chain].copy()
-    rows = search._order_rows(best_order, prepared.candidates, prepared.scores,
-                              prepared.subsets)
-    best_dag = search._adjacency(rows, prepared.candidates, prepared.subsets)
-    best_dag_score = sum(float(prepared.scores[v, r]) for v, r in enumerate(rows))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rates = state["accepted"] / state["proposed"]
-        swap_rates = state["swaps_accepted"] / state["swaps_proposed"]
-    return OrderMCMCResult(
-        edge_probabilities=edges,
-        chain_edge_probabilities=chain_edges,
-        edge_standard_errors=se,
-        edge_ess=ess,
-        edge_rhat=rhat,
-        edge_probabilities_given_orders=given,
-        chain_edge_probabilities_given_orders=chain_given,
-        best_order=best_order,
-        best_order_score=float(state["best_score"][best_chain]),
-        chain_best_orders=state["best_order"].copy(),
-        best_dag=best_dag,
-        best_dag_score=float(best_dag_score),
-        traces=state["trace"],
-        acceptance_rates={name: rates[:, i] for i, name in enumerate(MOVES)},
-        swap_rates=swap_rates,
-        proposed=state["proposed"],
-        accepted=state["accepted"],
-        samples=int(n_kept[0]) * dags_per_order,
-        iterations=iterations,
-        burn_in=burn_in,
-        thin=thin,
-        dags_per_order=dags_per_order,
-        names=tuple(getattr(table, "names", ())),
-        streams=streams,
-    )
-
-
-def _edge_errors(state, prepared, edges, chain_edges, dags_per_order, kept_scores):
-    """``(se, ess, rhat)`` of the pooled edge probabilities ``edges``.
-
-    The standard error is the largest of three (``docs/bn.md``, "Honest
-    errors"): batch means of the chains' edge counts (full batches, all
-    chains keeping as many orders); the spread of the chains' estimates
-    ``chain_edges``; and a floor that no edge goes below, that of
-    ``(c + 1) / (N + 2)`` (``c`` the sampled DAGs, of ``N``, in the edge's
-    rarer state) over as many independent draws as the chains' kept order
-    scores ``kept_scores`` are worth (their pooled ESS, at most ``N``).
-    """
-    kept = int(state["n_kept"][0])
-    size = order_moves.batch_size(max(kept - 1, 0))
-    full = kept // size
-    counts = state["batch_counts"]
-    chains = counts.shape[0]
-    merged = full // SE_MERGE
-    long_counts = counts[:, :merged * SE_MERGE].reshape(
-        chains, merged, SE_MERGE, *counts.shape[2:]).sum(axis=2)
-    candidates = prepared.candidates
-    child, slot = np.nonzero(candidates >= 0)
-    p, spread = np.zeros(candidates.shape), np.zeros(candidates.shape)
-    p[child, slot] = edges[candidates[child, slot], child]
-    if chains > 1:
-        spread[child, slot] = chain_edges[:, candidates[child, slot], child].std(
-            axis=0, ddof=1) / np.sqrt(chains)
-    long_size = size * SE_MERGE
-    se, _ = diagnostics.batch_means_errors(long_counts / float(long_size * dags_per_order),
-                                           long_size, kept, p * (1.0 - p))
-    samples = chains * kept * dags_per_order
-    worth = min(float(samples), np.nan_to_num(diagnostics.pooled_ess(kept_scores),
-                                              nan=float(samples)))
-    rarer = np.rint(np.minimum(p, 1.0 - p) * samples)
-    laplace = (rarer + 1.0) / (samples + 2.0)
-    floor = np.sqrt(laplace * (1.0 - laplace) / max(worth, 1.0))
-    se = np.maximum(se, np.maximum(spread, floor))  # NaN (too few batches) stays NaN
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ess = np.where(p * (1.0 - p) > 0, p * (1.0 - p) / se**2, np.nan)
-    rhat = diagnostics.ranked_rhat(counts[:, :full] / float(size * dags_per_order))
-    return (_scattered(se, candidates, 0.0), _scattered(ess, candidates, np.nan),
-            _scattered(rhat, candidates, np.nan))

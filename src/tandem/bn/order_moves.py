@@ -17,6 +17,9 @@ _ULP = 2.0**-53
 #: orders, BATCHES to 2 BATCHES of them (see :mod:`tandem.bn.mcmc`).
 BATCHES = 256
 
+#: The move kinds, in the order of their columns in the acceptance arrays.
+MOVES = ("adjacent", "transposition", "relocate", "gibbs_position")
+
 
 def proposal(cum, u_kind, u_i, u_j, n):
     """``(kind, i, j)``: the move kind (an index of :data:`tandem.bn.mcmc.MOVES`, from
