@@ -436,18 +436,20 @@ def test_incremental_rule_keeps_the_fresh_sums(n, k, strength):
     pos = node_sums.order_node_sums(order, kt, node_scores, sums)
     total = node_sums.total(node_scores)
     scratch = node_sums.node_scratch(kt)
-    saved = (np.empty(n, dtype=np.int64), np.empty(n), np.empty((n, 3), dtype=np.int64))
+    saved = mcmc.Saved(np.empty(n, dtype=np.int64), np.empty(n),
+                       np.empty((n, 3), dtype=np.int64))
+    replica = mcmc.Replica(order, pos, node_scores, sums)
     cum = np.cumsum([0.3, 0.2, 0.3, 0.2])
     taken = 0
     for _ in range(300):
         kind, i, j = mcmc.order_moves.proposal(cum, *rng.random(3), n)
         u = rng.random()
         if kind == 3:
-            total, took = mcmc._gibbs_position(i, u, 1.0, order, pos, node_scores, sums, total,
-                                               kt, scratch, *saved, np.empty(n))
+            total, took = mcmc._gibbs_position(i, u, 1.0, replica, total, kt, scratch, saved,
+                                               np.empty(n))
         else:
-            total, took = mcmc._move(kind, i, j, np.log(u), 1.0, order, pos, node_scores,
-                                     sums, total, kt, scratch, *saved)
+            total, took = mcmc._move(kind, i, j, np.log(u), 1.0, replica, total, kt, scratch,
+                                     saved)
         taken += took
         fresh_scores = np.empty(n)
         fresh_sums = np.empty((n, 3), dtype=np.int64)
@@ -650,9 +652,10 @@ def test_gibbs_position_draws_from_the_conditional_law(five):
             sums = np.empty((5, 3), dtype=np.int64)
             pos = node_sums.order_node_sums(order, kt, node_scores, sums)
             total, moved = mcmc._gibbs_position(
-                i, (q + 0.5) / grid, 1.0, order, pos, node_scores, sums,
-                node_sums.total(node_scores), kt, scratch, np.empty(5, dtype=np.int64),
-                np.empty(5), np.empty((5, 3), dtype=np.int64), np.empty(5))
+                i, (q + 0.5) / grid, 1.0, mcmc.Replica(order, pos, node_scores, sums),
+                node_sums.total(node_scores), kt, scratch,
+                mcmc.Saved(np.empty(5, dtype=np.int64), np.empty(5),
+                           np.empty((5, 3), dtype=np.int64)), np.empty(5))
             j = int(np.flatnonzero(order == v)[0])
             assert moved == (j != i)
             assert [w for w in order if w != v] == rest

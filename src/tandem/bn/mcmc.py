@@ -51,7 +51,7 @@ import os
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -178,6 +178,67 @@ def _last_allowed(row, factor, flags, subsets):
     return 0
 
 
+class Schedule(NamedTuple):
+    """What one call of the chains' kernel runs: iterations ``t0 .. t1 - 1``, the
+    orders kept (from ``burn_in``, every ``thin``-th, ``dags`` DAGs sampled from
+    each), the moves' cumulative probabilities ``cum``, the replicas' inverse
+    temperatures ``betas`` and the swap interval."""
+
+    t0: int
+    t1: int
+    burn_in: int
+    thin: int
+    dags: int
+    swap_every: int
+    cum: np.ndarray
+    betas: np.ndarray
+
+
+class Draws(NamedTuple):
+    """The uniforms of these iterations (with a leading chain axis in :func:`_advance`):
+    four a replica and iteration, one a swap, ``n`` a sampled DAG."""
+
+    moves: np.ndarray
+    swaps: np.ndarray
+    dags: np.ndarray
+
+
+class Chain(NamedTuple):
+    """What a chain carries from call to call: the checkpoint's arrays
+    (:func:`tandem.bn.checkpoint.array_fields`), one chain's slice of each."""
+
+    orders: np.ndarray
+    best_score: np.ndarray
+    best_order: np.ndarray
+    trace: np.ndarray
+    proposed: np.ndarray
+    accepted: np.ndarray
+    swaps_proposed: np.ndarray
+    swaps_accepted: np.ndarray
+    edge_counts: np.ndarray
+    edge_given_order: np.ndarray
+    n_kept: np.ndarray
+    batch_counts: np.ndarray
+
+
+class Replica(NamedTuple):
+    """A replica's order, the nodes' positions in it, their node scores and the
+    scores' exact sums (:func:`tandem.bn.node_sums.node_score`)."""
+
+    order: np.ndarray
+    pos: np.ndarray
+    node_scores: np.ndarray
+    sums: np.ndarray
+
+
+class Saved(NamedTuple):
+    """What a rejected move puts back: the order, node scores and sums it changed."""
+
+    order: np.ndarray
+    scores: np.ndarray
+    sums: np.ndarray
+
+
 @numba.njit(cache=True)
 def _move_rescored(v, kind, i, j, a, b, pos, kt, scratch, sums):
     """The node score of ``v``, in the range of a move of ``kind`` at ``i``, ``j`` that
@@ -191,16 +252,17 @@ def _move_rescored(v, kind, i, j, a, b, pos, kt, scratch, sums):
 
 
 @numba.njit(cache=True)
-def _move(kind, i, j, log_u, beta, order, pos, node_scores, sums, total, kt, scratch,
-          saved_order, saved_scores, saved_sums):
+def _move(kind, i, j, log_u, beta, replica, total, kt, scratch, saved):
     """Propose ``kind`` at positions ``i``, ``j`` and accept it when ``log_u`` lies below
     ``beta`` times the change of the order score; returns (the score now, accepted)."""
+    order, pos, node_scores, sums = replica
+    saved_order, saved_scores, saved_sums = saved
     lo = min(i, j)
     hi = max(i, j)
     for p in range(lo, hi + 1):
         saved_order[p] = order[p]
     order_moves.apply_move(kind, i, j, order, pos)
-    guesses, saved_guesses = scratch[6], scratch[8]
+    guesses, saved_guesses = scratch.guesses, scratch.saved_guesses
     a, b = saved_order[i], saved_order[j]  # the nodes proposed to move
     for p in range(lo, hi + 1):
         v = order[p]
@@ -224,11 +286,12 @@ def _move(kind, i, j, log_u, beta, order, pos, node_scores, sums, total, kt, scr
 
 
 @numba.njit(cache=True)
-def _step_scores(v, step, end, order, pos, node_scores, sums, kt, scratch, position_scores):
+def _step_scores(v, step, end, replica, kt, scratch, position_scores):
     """Walk node ``v`` one position at a time by ``step`` (-1 or +1) up to ``end``,
     rescoring ``v`` and the node it passes (each loses or gains the other, the
     incremental rule): ``position_scores[j]`` is the order score with ``v`` at
     ``j``."""
+    order, pos, node_scores, sums = replica
     j = pos[v]
     while j != end:
         w = order[j + step]
@@ -248,13 +311,14 @@ def _step_scores(v, step, end, order, pos, node_scores, sums, kt, scratch, posit
 
 
 @numba.njit(cache=True)
-def _gibbs_position(i, u, beta, order, pos, node_scores, sums, total, kt, scratch,
-                    saved_order, saved_scores, saved_sums, position_scores):
+def _gibbs_position(i, u, beta, replica, total, kt, scratch, saved, position_scores):
     """Move the node at position ``i`` to a position drawn from its conditional law,
     ``P(j) ∝ exp(beta S_j)`` over all ``n`` positions (``S_j`` the order score with
     the node at ``j`` and the others in their order): a Gibbs step, always taken.
     ``u`` picks ``j`` by the inverse of the cumulative weights, in position order.
     Returns (the score now, whether the node moved)."""
+    order, pos, node_scores, sums = replica
+    saved_order, saved_scores, saved_sums = saved
     n = order.shape[0]
     v = order[i]
     saved_order[:] = order
@@ -262,8 +326,7 @@ def _gibbs_position(i, u, beta, order, pos, node_scores, sums, total, kt, scratc
     saved_sums[:] = sums
     position_scores[i] = total
     for end in (0, n - 1):
-        _step_scores(v, -1 if end == 0 else 1, end, order, pos, node_scores, sums, kt,
-                     scratch, position_scores)
+        _step_scores(v, -1 if end == 0 else 1, end, replica, kt, scratch, position_scores)
         order[:] = saved_order
         node_scores[:] = saved_scores
         sums[:] = saved_sums
@@ -272,8 +335,7 @@ def _gibbs_position(i, u, beta, order, pos, node_scores, sums, total, kt, scratc
     j = order_moves.gibbs_pick(position_scores, beta, u)
     if j == i:
         return total, False
-    _step_scores(v, -1 if j < i else 1, j, order, pos, node_scores, sums, kt, scratch,
-                 position_scores)
+    _step_scores(v, -1 if j < i else 1, j, replica, kt, scratch, position_scores)
     return node_sums.total(node_scores), True
 
 
@@ -289,90 +351,110 @@ def _swap_replicas(a, b, orders, positions, node_scores, sums, totals):
 
 
 @numba.njit(cache=True)
-def _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
-           swap_uniforms, dag_uniforms, kt, orders, best_score, best_order, trace, proposed,
-           accepted, swaps_proposed, swaps_accepted, edge_counts, edge_given_order, n_kept,
-           batch_counts):
-    """Iterations ``t0 .. t1 - 1`` of one chain: every replica ``r`` (at inverse
-    temperature ``betas[r]``, replica 0 the posterior itself) takes a proposal per
-    iteration; after iterations ``t`` with ``(t + 1) % swap_every == 0`` neighbouring
-    replicas ``r, r + 1`` with ``r`` of the parity of the swap round offer to exchange
-    their orders (the deterministic even–odd scheme of Okabe et al. 2001)."""
-    replicas, n = orders.shape
+def _propose(t, r, schedule, draws, replica, total, kt, scratch, saved, position_scores):
+    """Replica ``r``'s proposal of iteration ``t``, accepted or not: ``(its score
+    now, the move kind, accepted)``."""
+    first = 4 * (t - schedule.t0)
+    u = draws.moves[r, first:first + 4]
+    n = replica.order.shape[0]
+    kind, i, j = order_moves.proposal(schedule.cum, u[0], u[1], u[2], n)
+    beta = schedule.betas[r]
+    if kind == 3:
+        total, took = _gibbs_position(i, u[3], beta, replica, total, kt, scratch, saved,
+                                      position_scores)
+    else:
+        # in (0, 1], so that its log is finite: exact, as u is a multiple of 2**-53
+        total, took = _move(kind, i, j, order_moves.log_uniform(u[3]), beta, replica, total,
+                            kt, scratch, saved)
+    return total, kind, took
+
+
+@numba.njit(cache=True)
+def _offer_swaps(t, schedule, draws, chain, positions, node_scores, sums, totals):
+    """After iteration ``t`` of a swap round, neighbouring replicas ``r, r + 1`` with
+    ``r`` of the round's parity offer to exchange their orders (the deterministic
+    even–odd scheme of Okabe et al. 2001)."""
+    replicas = totals.shape[0]
+    swap_every, betas = schedule.swap_every, schedule.betas
+    first_round = (schedule.t0 + swap_every) // swap_every - 1
+    s = (t + 1) // swap_every - 1
+    for r in range(s % 2, replicas - 1, 2):
+        log_u = order_moves.log_uniform(draws.swaps[(s - first_round) * (replicas - 1) + r])
+        chain.swaps_proposed[r] += 1
+        if totals[r + 1] > -np.inf and (
+                totals[r] == -np.inf
+                or log_u < (betas[r] - betas[r + 1]) * (totals[r + 1] - totals[r])):
+            _swap_replicas(r, r + 1, chain.orders, positions, node_scores, sums, totals)
+            chain.swaps_accepted[r] += 1
+
+
+@numba.njit(cache=True)
+def _record(t, kept, schedule, draws, chain, positions, totals, kt, scratch):
+    """Iteration ``t``'s trace and best order, and, when ``t`` keeps its order
+    (the ``kept``-th of this call), the DAGs sampled from it; returns the
+    orders kept in this call so far."""
+    chain.trace[t] = totals[0]
+    for r in range(totals.shape[0]):
+        if totals[r] > chain.best_score[0]:
+            chain.best_score[0] = totals[r]
+            chain.best_order[:] = chain.orders[r]
+    if t < schedule.burn_in or (t - schedule.burn_in) % schedule.thin != 0:
+        return kept
+    b = _batch_of(chain.n_kept[0], chain.batch_counts)
+    chain.n_kept[0] += 1
+    n, dags = positions.shape[1], schedule.dags
+    _sample_dags(draws.dags[kept * dags * n:(kept + 1) * dags * n], dags, positions[0], kt,
+                 scratch, chain.edge_counts, chain.edge_given_order, chain.batch_counts[b])
+    return kept + 1
+
+
+@numba.njit(cache=True)
+def _chain(schedule, draws, kt, chain):
+    """Iterations ``schedule.t0 .. t1 - 1`` of one chain: each iteration every
+    replica ``r`` (at inverse temperature ``betas[r]``, replica 0 the posterior
+    itself) proposes a move (:func:`_propose`), the replicas offer swaps at the
+    end of a swap round (:func:`_offer_swaps`), and the chain records the
+    iteration (:func:`_record`)."""
+    replicas, n = chain.orders.shape
     node_scores = np.empty((replicas, n), dtype=np.float64)
     sums = np.empty((replicas, n, 3), dtype=np.int64)
     positions = np.empty((replicas, n), dtype=np.int64)
     totals = np.empty(replicas, dtype=np.float64)
     for r in range(replicas):
-        positions[r] = node_sums.order_node_sums(orders[r], kt, node_scores[r], sums[r])
+        positions[r] = node_sums.order_node_sums(chain.orders[r], kt, node_scores[r], sums[r])
         totals[r] = node_sums.total(node_scores[r])
     scratch = node_sums.node_scratch(kt)
-    saved_order = np.empty(n, dtype=np.int64)
-    saved_scores = np.empty(n, dtype=np.float64)
-    saved_sums = np.empty((n, 3), dtype=np.int64)
+    saved = Saved(np.empty(n, dtype=np.int64), np.empty(n, dtype=np.float64),
+                  np.empty((n, 3), dtype=np.int64))
     position_scores = np.empty(n, dtype=np.float64)
-    first_round = (t0 + swap_every) // swap_every - 1
     kept = 0
-    for t in range(t0, t1):
+    for t in range(schedule.t0, schedule.t1):
         if n >= 2:
-            first = 4 * (t - t0)
             for r in range(replicas):
-                u = move_uniforms[r, first:first + 4]
-                kind, i, j = order_moves.proposal(cum, u[0], u[1], u[2], n)
-                if kind == 3:
-                    totals[r], took = _gibbs_position(i, u[3], betas[r], orders[r],
-                                                      positions[r], node_scores[r], sums[r],
-                                                      totals[r], kt, scratch, saved_order,
-                                                      saved_scores, saved_sums,
-                                                      position_scores)
-                else:
-                    # in (0, 1], so that its log is finite: exact, as u is a multiple of 2**-53
-                    totals[r], took = _move(kind, i, j, order_moves.log_uniform(u[3]),
-                                            betas[r], orders[r], positions[r], node_scores[r],
-                                            sums[r], totals[r], kt, scratch, saved_order,
-                                            saved_scores, saved_sums)
+                replica = Replica(chain.orders[r], positions[r], node_scores[r], sums[r])
+                totals[r], kind, took = _propose(t, r, schedule, draws, replica, totals[r], kt,
+                                                 scratch, saved, position_scores)
                 if r == 0:
-                    proposed[kind] += 1
+                    chain.proposed[kind] += 1
                     if took:
-                        accepted[kind] += 1
-            if replicas > 1 and (t + 1) % swap_every == 0:
-                s = (t + 1) // swap_every - 1
-                for r in range(s % 2, replicas - 1, 2):
-                    log_u = order_moves.log_uniform(
-                        swap_uniforms[(s - first_round) * (replicas - 1) + r])
-                    swaps_proposed[r] += 1
-                    if totals[r + 1] > -np.inf and (
-                            totals[r] == -np.inf
-                            or log_u < (betas[r] - betas[r + 1]) * (totals[r + 1] - totals[r])):
-                        _swap_replicas(r, r + 1, orders, positions, node_scores, sums,
-                                       totals)
-                        swaps_accepted[r] += 1
-        trace[t] = totals[0]
-        for r in range(replicas):
-            if totals[r] > best_score[0]:
-                best_score[0] = totals[r]
-                best_order[:] = orders[r]
-        if t >= burn_in and (t - burn_in) % thin == 0:
-            b = _batch_of(n_kept[0], batch_counts)
-            n_kept[0] += 1
-            _sample_dags(dag_uniforms[kept * dags * n:(kept + 1) * dags * n], dags,
-                         positions[0], kt, scratch, edge_counts,
-                         edge_given_order, batch_counts[b])
-            kept += 1
+                        chain.accepted[kind] += 1
+            if replicas > 1 and (t + 1) % schedule.swap_every == 0:
+                _offer_swaps(t, schedule, draws, chain, positions, node_scores, sums, totals)
+        kept = _record(t, kept, schedule, draws, chain, positions, totals, kt, scratch)
 
 
 @parallel.guarded
 @numba.njit(parallel=True, cache=True)
-def _advance(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms,
-             swap_uniforms, dag_uniforms, kt, orders, best_score, best_order, trace, proposed,
-             accepted, swaps_proposed, swaps_accepted, edge_counts, edge_given_order, n_kept,
-             batch_counts):
-    for c in numba.prange(orders.shape[0]):
-        _chain(t0, t1, burn_in, thin, dags, cum, swap_every, betas, move_uniforms[c],
-               swap_uniforms[c], dag_uniforms[c], kt, orders[c], best_score[c:c + 1],
-               best_order[c], trace[c], proposed[c], accepted[c], swaps_proposed[c],
-               swaps_accepted[c], edge_counts[c], edge_given_order[c], n_kept[c:c + 1],
-               batch_counts[c])
+def _advance(schedule, draws, kt, chains):
+    """:func:`_chain` for every chain, in parallel; ``draws`` and ``chains`` hold
+    each chain's arrays along their first axis."""
+    for c in numba.prange(chains.orders.shape[0]):
+        _chain(schedule, Draws(draws.moves[c], draws.swaps[c], draws.dags[c]), kt,
+               Chain(chains.orders[c], chains.best_score[c:c + 1], chains.best_order[c],
+                     chains.trace[c], chains.proposed[c], chains.accepted[c],
+                     chains.swaps_proposed[c], chains.swaps_accepted[c], chains.edge_counts[c],
+                     chains.edge_given_order[c], chains.n_kept[c:c + 1],
+                     chains.batch_counts[c]))
 
 
 # -- the table, prepared for the kernels --------------------------------------
@@ -828,12 +910,9 @@ def _order_mcmc(table, root, first, mode, *, chains, iterations, burn_in, thin, 
                 on_device.advance(t, t1, burn_in, thin, dags_per_order, cum, swap_every, betas,
                                   moves_u, swaps_u, dags_u)
             else:
-                _advance(t, t1, burn_in, thin, dags_per_order, cum, swap_every, betas,
-                         moves_u, swaps_u, dags_u, prepared.kernel, state["orders"],
-                         state["best_score"], state["best_order"], state["trace"],
-                         state["proposed"], state["accepted"], state["swaps_proposed"],
-                         state["swaps_accepted"], state["edge_counts"],
-                         state["edge_given_order"], state["n_kept"], state["batch_counts"])
+                _advance(Schedule(t, t1, burn_in, thin, dags_per_order, swap_every, cum, betas),
+                         Draws(moves_u, swaps_u, dags_u), prepared.kernel,
+                         Chain(*(state[name] for name in Chain._fields)))
             bar.update(t1 - t)
             elapsed = time.monotonic() - start
             # aim at chunks of about half a second: the bar moves, the overhead stays small

@@ -479,17 +479,30 @@ def rescored(v, leaving, joining, pos, kt, scratch, sums):
     return order_sums.node_score(kt.top[v], sums[v, 0], sums[v, 1], e)
 
 
+class Scratch(NamedTuple):
+    """The working arrays of :func:`node_score` and :func:`rescored`, made once a
+    chain (:func:`node_scratch`)."""
+
+    flags: np.ndarray  # (m,) 1.0 where a candidate slot precedes the node
+    members: np.ndarray  # (m,) the allowed slots
+    idx: np.ndarray  # (k,) a walk's positions
+    scaled: np.ndarray  # (n_sets,) a row of own-scale weights
+    state: np.ndarray  # (5,) the walk's limbs and counts
+    best: np.ndarray  # (1,) the walk's best entry
+    guesses: np.ndarray  # (n,) the scale last found for each node
+    shares: np.ndarray  # (2, m) per-position shares
+    saved_guesses: np.ndarray  # (n,) the guesses a rejected move puts back
+
+
 @numba.njit(cache=True)
 def node_scratch(kt):
-    """The scratch of :func:`node_score`: flags, members, idx, a row of own-scale
-    weights, the walk's state and best entry, the scale guesses, the per-position
-    shares, and the guesses a rejected move puts back."""
+    """A :class:`Scratch` for the table ``kt``."""
     n, m = kt.candidates.shape
-    return (np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64),
-            np.empty(max(kt.subsets.shape[1], 1), dtype=np.int64),
-            np.empty(kt.weights.shape[1], dtype=np.float64), np.zeros(5, dtype=np.int64),
-            np.zeros(1), np.zeros(n, dtype=np.int64), np.zeros((2, m), dtype=np.int64),
-            np.zeros(n, dtype=np.int64))
+    return Scratch(np.empty(m, dtype=np.float64), np.empty(m, dtype=np.int64),
+                   np.empty(max(kt.subsets.shape[1], 1), dtype=np.int64),
+                   np.empty(kt.weights.shape[1], dtype=np.float64), np.zeros(5, dtype=np.int64),
+                   np.zeros(1), np.zeros(n, dtype=np.int64), np.zeros((2, m), dtype=np.int64),
+                   np.zeros(n, dtype=np.int64))
 
 
 @numba.njit(cache=True)
