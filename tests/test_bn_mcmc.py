@@ -9,7 +9,7 @@ from test_bn_exact import SyntheticTable, brute_force, synthetic_table, table_ro
 
 import tandem
 from tandem.bn import combinations
-from tandem.bn import node_sums
+from tandem.bn import chain_state, node_sums
 from tandem.bn.table import per_edge
 from tandem.bn.exact import exact_edge_posteriors
 from tandem.bn.mcmc import DEFAULT_MOVES, MOVES, geometric_temperatures, order_mcmc
@@ -436,9 +436,9 @@ def test_incremental_rule_keeps_the_fresh_sums(n, k, strength):
     pos = node_sums.order_node_sums(order, kt, node_scores, sums)
     total = node_sums.total(node_scores)
     scratch = node_sums.node_scratch(kt)
-    saved = mcmc.Saved(np.empty(n, dtype=np.int64), np.empty(n),
+    saved = chain_state.Saved(np.empty(n, dtype=np.int64), np.empty(n),
                        np.empty((n, 3), dtype=np.int64))
-    replica = mcmc.Replica(order, pos, node_scores, sums)
+    replica = chain_state.Replica(order, pos, node_scores, sums)
     cum = np.cumsum([0.3, 0.2, 0.3, 0.2])
     taken = 0
     for _ in range(300):
@@ -652,9 +652,9 @@ def test_gibbs_position_draws_from_the_conditional_law(five):
             sums = np.empty((5, 3), dtype=np.int64)
             pos = node_sums.order_node_sums(order, kt, node_scores, sums)
             total, moved = mcmc._gibbs_position(
-                i, (q + 0.5) / grid, 1.0, mcmc.Replica(order, pos, node_scores, sums),
+                i, (q + 0.5) / grid, 1.0, chain_state.Replica(order, pos, node_scores, sums),
                 node_sums.total(node_scores), kt, scratch,
-                mcmc.Saved(np.empty(5, dtype=np.int64), np.empty(5),
+                chain_state.Saved(np.empty(5, dtype=np.int64), np.empty(5),
                            np.empty((5, 3), dtype=np.int64)), np.empty(5))
             j = int(np.flatnonzero(order == v)[0])
             assert moved == (j != i)
