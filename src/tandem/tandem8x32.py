@@ -735,10 +735,8 @@ class Tandem(Stream):
         span = bound % 2**64
         threshold = (2**width - bound) % bound
         if shape is None:
-            from .backends import tandem_cpu
-
-            used = tandem_cpu.below_scalars(*self._words(), _U(self._log2_k), _U(p >> 5), width,
-                                            _U(span), _U(threshold), out)
+            used = _cpu().below_scalars(*self._words(), _U(self._log2_k), _U(p >> 5), width,
+                                        _U(span), _U(threshold), out)
             return out[0], self._moved(p + 32 * used)
         purpose = _draws.PURPOSE_BELOW32 if width == 32 else _draws.PURPOSE_BELOW64
         params = np.array([*(int(k) for k in _purpose_key(*self._words(), _U(purpose))),

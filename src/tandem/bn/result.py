@@ -268,8 +268,8 @@ def _edge_errors(state, prepared, edges, chain_edges, dags_per_order, kept_score
     p, spread = np.zeros(candidates.shape), np.zeros(candidates.shape)
     p[child, slot] = edges[candidates[child, slot], child]
     if chains > 1:
-        spread[child, slot] = chain_edges[:, candidates[child, slot], child].std(
-            axis=0, ddof=1) / np.sqrt(chains)
+        spread[child, slot] = diagnostics.edge_standard_errors(chain_edges)[
+            candidates[child, slot], child]
     long_size = size * SE_MERGE
     se, _ = diagnostics.batch_means_errors(long_counts / float(long_size * dags_per_order),
                                            long_size, kept, p * (1.0 - p))

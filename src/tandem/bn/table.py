@@ -408,6 +408,16 @@ def candidate_matrix(table):
     return allowed
 
 
+def per_edge(per_slot, candidates, fill=0.0):
+    """``[..., child, slot]`` values as ``[..., parent, child]``: ``fill`` where the
+    table allows no edge (and on the diagonal)."""
+    n = candidates.shape[0]
+    out = np.full(per_slot.shape[:-2] + (n, n), fill, dtype=per_slot.dtype)
+    child, slot = np.nonzero(candidates >= 0)
+    out[..., candidates[child, slot], child] = per_slot[..., child, slot]
+    return out
+
+
 def default_memory_limit():
     """:data:`MEMORY_FRACTION` of :func:`total_memory`, in bytes."""
     return int(MEMORY_FRACTION * total_memory())
@@ -1090,13 +1100,3 @@ __all__ = [
     "plan_table",
     "score_table",
 ]
-
-
-def per_edge(per_slot, candidates, fill=0.0):
-    """``[..., child, slot]`` values as ``[..., parent, child]``: ``fill`` where the
-    table allows no edge (and on the diagonal)."""
-    n = candidates.shape[0]
-    out = np.full(per_slot.shape[:-2] + (n, n), fill, dtype=per_slot.dtype)
-    child, slot = np.nonzero(candidates >= 0)
-    out[..., candidates[child, slot], child] = per_slot[..., child, slot]
-    return out
