@@ -51,6 +51,21 @@ def test_repeated_small_calls_are_one_fill(name, params):
     assert g.bit_generator.state == h.bit_generator.state
 
 
+@pytest.mark.parametrize("dtype", [np.int64, int, bool, "bool", np.uint8, np.dtype(np.int32)])
+def test_repeated_integers_keep_numpys_types(dtype):
+    """A repeated call is served before the bounds and dtype are converted: its
+    values and types are still those of the call made alone, as NumPy's."""
+    g, h = tandem.Generator(4), tandem.Generator(4)
+    one = [g.integers(0, 2, dtype=dtype) for _ in range(40)]
+    ones = [g.integers(0, 2, size=1, dtype=dtype) for _ in range(40)]
+    whole = h.integers(0, 2, size=80, dtype=dtype)
+    np.testing.assert_array_equal(np.concatenate([np.array(one), *ones]), whole)
+    numpy_one = np.random.default_rng(0).integers(0, 2, dtype=dtype)
+    assert {type(v) for v in one} == {type(numpy_one)}
+    assert {v.dtype for v in ones} == {whole.dtype}
+    assert g.bit_generator.state == h.bit_generator.state
+
+
 def test_calls_of_a_few_elements_are_one_fill():
     g, h = tandem.Generator(3), tandem.Generator(3)
     parts = [g.gamma(0.7, 2.0, size=k) for k in (1, 5, 2, 200, 3, 7)]

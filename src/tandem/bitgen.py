@@ -359,6 +359,7 @@ class StreamBitGenerator(np.random.BitGenerator):
         self._spawner = seed_seq
         self._lock = threading.RLock()  # re-entered by NumPy's methods under Generator's
         self._state = np.zeros(_STATE_WORDS, dtype=np.uint64)
+        self._words = memoryview(self._state)  # the same words as Python ints, read fast
         self._struct = _BitgenStruct(self._state.ctypes.data)
         self._first_draws = None
         self._defer_build = False
@@ -628,9 +629,10 @@ class StreamBitGenerator(np.random.BitGenerator):
         ...     bits.where()[1]
         0
         """
-        if self._state[_EXHAUSTED] != _OPEN:
+        words = self._words
+        if words[_EXHAUSTED] != _OPEN:
             return None
-        return self._origin, int(self._state[_POSITION])
+        return self._origin, words[_POSITION]
 
     def seek(self, position: int):
         """Continue from ``position`` of the same lane, for a caller that holds
@@ -655,7 +657,7 @@ class StreamBitGenerator(np.random.BitGenerator):
         >>> bits.stream.position
         6
         """
-        self._state[_POSITION] = position
+        self._words[_POSITION] = position
 
     def move(self, stream: Stream):
         """Continue from ``stream``, for a caller that holds :attr:`lock`.

@@ -177,7 +177,10 @@ class Generator(np.random.Generator):
         if key is None:
             values = self._draw(fill, *args, size=size, **kwargs)
         else:
-            values = self._reserve.draw(self.bit_generator, key, size, fill, *args, **kwargs)
+            values = self._reserve.take(self.bit_generator, key, size)  # a repeated call
+            if values is None:
+                values = self._reserve.draw(self.bit_generator, key, size, fill, *args,
+                                            **kwargs)
         if isinstance(values, np.generic):  # size None or ()
             return values.item() if size is None else np.asarray(values)
         return values
@@ -262,27 +265,29 @@ class Generator(np.random.Generator):
         >>> bool(((0 <= x) & (x < 10)).all()), x.dtype
         (True, dtype('int64'))
         """
+        # the conversions below are functions of the arguments: key on them as given
+        key = reserve.keyed("integers", low, high, dtype, endpoint)
+        values = self._reserve.take(self.bit_generator, key, size)  # a repeated call
         python_type = dtype if dtype in (int, bool) else None
-        dtype = checks.dtype(dtype)
-        # NumPy's order: the product of size (a string fails), the bounds, then size
-        if size is not None and _product(size) == 0:  # NumPy checks no bounds here either
-            return np.empty(arrays.shape_of(size), dtype=dtype if dtype == np.bool_ else
-                            distributions.integer_dtype(dtype))
-        low, high = _bound(low, "low"), _bound(high, "high")
-        shape = arrays.shape_of(size)
-        wanted = dtype
-        if dtype == np.bool_:
-            _check_bool_range(low, high, endpoint)
-            dtype = np.dtype(np.uint8)
-        if (type(low) is not int and np.ndim(low)
-                or high is not None and type(high) is not int and np.ndim(high)):
-            values = self._draw(parametric.integers, low, high, size, dtype=dtype,
-                                endpoint=endpoint)
-        else:
-            key = reserve.keyed("integers", low, high, dtype, endpoint)
-            values = self._small(key, size, _INTEGERS, low, high, dtype=dtype,
-                                 endpoint=endpoint)
-        if shape is None and np.ndim(values) == 0:  # NumPy's scalar type, unlike its others
+        dtype = wanted = checks.dtype(dtype)
+        if values is None:
+            # NumPy's order: the product of size (a string fails), the bounds, then size
+            if size is not None and _product(size) == 0:  # NumPy checks no bounds here either
+                return np.empty(arrays.shape_of(size), dtype=dtype if dtype == np.bool_ else
+                                distributions.integer_dtype(dtype))
+            low, high = _bound(low, "low"), _bound(high, "high")
+            arrays.shape_of(size)  # then size, refused by name
+            if dtype == np.bool_:
+                _check_bool_range(low, high, endpoint)
+                dtype = np.dtype(np.uint8)
+            if (type(low) is not int and np.ndim(low)
+                    or high is not None and type(high) is not int and np.ndim(high)):
+                values = self._draw(parametric.integers, low, high, size, dtype=dtype,
+                                    endpoint=endpoint)
+            else:
+                values = self._small(key, size, _INTEGERS, low, high, dtype=dtype,
+                                     endpoint=endpoint)
+        if size is None and (type(values) is int or np.ndim(values) == 0):  # NumPy's type
             return python_type(values) if python_type is not None else wanted.type(values)
         return values.astype(np.bool_) if wanted == np.bool_ else values
 
@@ -367,9 +372,13 @@ class Generator(np.random.Generator):
         >>> tandem.Generator(1).normal([0.0, 10.0], 0.5).shape
         (2,)
         """
+        key = reserve.keyed("normal", loc, scale)
+        values = self._reserve.take(self.bit_generator, key, size)  # a repeated call
+        if values is not None:
+            return values
         (loc, scale), nan = _numpy_rules("normal", (loc, scale))
-        values = self._small(reserve.keyed("normal", loc, scale), size, _NORMAL,
-                             loc=loc, scale=scale)
+        values = self._small(key if nan is None else reserve.keyed("normal", loc, scale), size,
+                             _NORMAL, loc=loc, scale=scale)
         return values if nan is None else _with_nan(values, nan)
 
     def standard_exponential(self, size: Size = None, dtype: DTypeLike = np.float64,
@@ -429,10 +438,14 @@ class Generator(np.random.Generator):
         >>> bool((tandem.Generator(1).exponential(2.0, 5) >= 0).all())
         True
         """
+        key = reserve.keyed("exponential", scale)
+        values = self._reserve.take(self.bit_generator, key, size)  # a repeated call
+        if values is not None:
+            return values
         checks.refuse_text(scale, "scale")  # a law without a record
         (scale,), nan = _numpy_rules("exponential", (scale,))
-        values = self._small(reserve.keyed("exponential", scale), size, _EXPONENTIAL,
-                             scale=scale)
+        values = self._small(key if nan is None else reserve.keyed("exponential", scale), size,
+                             _EXPONENTIAL, scale=scale)
         return values if nan is None else _with_nan(values, nan)
 
     def choice(self, a: ArrayLike, size: Size = None, replace: bool = True,
@@ -571,8 +584,13 @@ class Generator(np.random.Generator):
     # -- laws whose parameters broadcast (tandem.laws), the others made below ----
 
     def _law(self, name, *params, size=None):
+        key = reserve.keyed(name, *params)
+        values = self._reserve.take(self.bit_generator, key, size)  # a repeated call
+        if values is not None:
+            return values
         params, nan = _numpy_rules(name, params)
-        values = self._small(reserve.keyed(name, *params), size, parametric.fill, name, *params)
+        values = self._small(key if nan is None else reserve.keyed(name, *params), size,
+                             parametric.fill, name, *params)
         return values if nan is None else _with_nan(values, nan)
 
     def standard_gamma(self, shape: ArrayLike, size: Size = None, dtype: DTypeLike = np.float64,
@@ -890,7 +908,10 @@ def _numpy_rules(name, params):
     parameters).  ``nan`` is where the values are to be NaN (True: all of
     them; a bool array of the parameters' broadcast shape; None: nowhere).
     """
-    if all(type(p) in _PLAIN for p in params) and not any(p != p for p in params):
+    for p in params:
+        if type(p) not in _PLAIN or p != p:
+            break
+    else:
         return params, None  # Python numbers, none NaN: nothing to see (the common call)
     law = laws.law(name) or laws.TWO_PARTS.get(name)  # None: exponential's one scale
     parameters = law.parameters if law else (None,) * len(params)
