@@ -1,5 +1,6 @@
-"""The fused batch kernel of tandem.smc, in Numba's CUDA simulator (CI) or on
-a GPU: against a NumPy transcription of its rule, and against Kalman."""
+"""The batch kernels of tandem.smc, on the CPU and in Numba's CUDA simulator
+(CI) or on a GPU: against a NumPy transcription of their rule, against each
+other, and against Kalman."""
 
 import math
 
@@ -83,7 +84,58 @@ def test_columns_with_their_first_lane_equal_the_whole_run():
     np.testing.assert_array_equal(part.log_likelihood, whole.log_likelihood[1:3])
 
 
+@pytest.mark.parametrize("resampling, n", [("systematic", 16), ("multinomial", 16),
+                                          ("systematic", 5), ("multinomial", 3)])
+def test_cpu_kernel_follows_the_rule(resampling, n):
+    """Any particle count on the CPU; the sums in order, as the transcription's."""
+    y = np.array([[0.1, 0.3, -0.5], [0.4, -0.2, 0.1], [-0.2, 0.0, 0.6], [0.3, 0.2, 0.0]])
+    result = smc.batch_filters(tandem.Philox(5), MODEL, y, n, resampling=resampling,
+                               device="cpu")
+    means, ll = transcription(tandem.Philox(5), MODEL, y, n, resampling == "systematic")
+    np.testing.assert_allclose(result.means, means, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(result.log_likelihood, ll, rtol=1e-12)
+
+
+@pytest.mark.parametrize("resampling", ["systematic", "multinomial"])
+def test_cpu_and_gpu_kernels_agree(resampling):
+    """Equal draws: the same filters to rounding (8 filters of 32 particles)."""
+    y = np.cos(np.arange(24.0)).reshape(3, 8)
+    on_cpu = smc.batch_filters(tandem.Threefry(3), MODEL, y, 32, resampling=resampling,
+                               device="cpu")
+    on_gpu = smc.batch_filters(tandem.Threefry(3), MODEL, y, 32, resampling=resampling)
+    for name in ("means", "variances", "ess", "log_likelihood"):
+        np.testing.assert_allclose(getattr(on_cpu, name), getattr(on_gpu, name), rtol=1e-10,
+                                   atol=1e-12)
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_each_filter_takes_its_row_of_parameters(device):
+    """A row of ``params`` a filter equals a run of that filter's model on its lane."""
+    y = np.array([0.1, 0.4, -0.2, 0.3])
+    rows = np.array([[0.5, 0.3, 0.5, 0.0, 1.0], [0.9, 0.2, 0.4, 0.1, 2.0],
+                     [-0.3, 1.0, 0.7, 0.0, 0.5]])
+    together = smc.batch_filters(tandem.Philox(6), MODEL, y, 8, params=rows, device=device)
+    for f, row in enumerate(rows):
+        alone = smc.batch_filters(tandem.Philox(6), smc.LinearGaussian(*row), y[:, None], 8,
+                                  first_lane=f, device=device)
+        np.testing.assert_array_equal(together.means[:, f], alone.means[:, 0])
+        np.testing.assert_array_equal(together.log_likelihood[f], alone.log_likelihood[0])
+
+
 @pytest.mark.parametrize("call,error,match", [
+    (lambda: smc.batch_filters(tandem.Tandem(1), MODEL, np.zeros((3, 2)), 8), TypeError,
+     "Philox or Threefry"),
+    (lambda: smc.batch_filters(tandem.Philox(1), MODEL, np.zeros((3, 2)), 8, device="tpu"),
+     ValueError, "device"),
+    (lambda: smc.batch_filters(tandem.Philox(1), MODEL, np.zeros(3), 8, params=np.zeros(5)),
+     TypeError, r"\(F, P\)"),
+    (lambda: smc.batch_filters(tandem.Philox(1), MODEL, np.zeros((3, 2)), 8,
+                               params=np.zeros((3, 5))), ValueError, "one row a filter"),
+    (lambda: smc.batch_filters(tandem.Philox(1), MODEL, np.zeros((3, 1)), 8,
+                               params=[[np.nan] * 5]), ValueError, "finite"),
+    (lambda: smc.batch_filters(tandem.Philox(1), MODEL, np.zeros((3, 2)), 0, device="cpu"),
+     ValueError, "positive"),
+
     (lambda: smc.batch_filters(tandem.Philox(1), MODEL, np.zeros((3, 2)), 8,
                                first_lane=2**64 - 1), ValueError, "2\\*\\*64"),
     (lambda: smc.batch_filters(tandem.Philox(1), MODEL, np.zeros((3, 2)), 8,

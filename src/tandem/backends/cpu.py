@@ -785,10 +785,26 @@ def normalised_rows(g, out, threads=None):
 
 
 @functools.lru_cache(maxsize=None)
-def _element_function(name):
-    """The element of the kind ``name`` computed alone, callable from compiled
-    code: ``(generator, k0..k3, lane, w, params, table, r0..r3) -> value``
-    (the addressed kernels' values)."""
+def element_function(name):
+    """The function that computes one element of the kind ``name`` alone, as
+    :func:`tandem.backends.cuda.element_function` on the GPU.
+
+    Parameters
+    ----------
+    name : str
+        A kind of :data:`tandem.kinds.KINDS`, for example ``"normal64"``.
+
+    Returns
+    -------
+    callable
+        ``element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)``,
+        callable from Numba-compiled CPU code: the element whose draw starts at
+        word ``w`` of (key, lane), the addressed kernels' values bit for bit.
+
+    Examples
+    --------
+    >>> normal = element_function("normal64")
+    """
     kind = kinds.KINDS[name]
     value_map, retry = maps.kernel_functions(kind)
     draw = core.jitable_cpu(maps.element_draw(kind.width, value_map, addressing.block_at))
@@ -797,7 +813,7 @@ def _element_function(name):
 
 @functools.lru_cache(maxsize=None)
 def _multinomial_rows_kernel():
-    row = core.jitable_cpu(maps.multinomial_row(_element_function("binomial64")))
+    row = core.jitable_cpu(maps.multinomial_row(element_function("binomial64")))
     digest = _SOURCES
 
     @njit(parallel=True, cache=True)
