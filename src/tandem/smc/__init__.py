@@ -2,7 +2,10 @@
 
 * :func:`bootstrap_filter`: array code on NumPy or CuPy, with separate
   streams for initialisation, propagation and resampling.
-* :func:`batch_filters`: many small filters in one fused CUDA kernel.
+* :func:`batch_filters`: many small filters in one compiled kernel, on the
+  GPU (one fused CUDA kernel) or the CPU.
+* :func:`pmmh`: particle marginal Metropolis–Hastings of a
+  :class:`ModelFamily`'s parameters, a batch of filters an iteration.
 * :func:`kalman`: the exact filter for linear Gaussian models, the reference.
 * Models: :class:`LinearGaussian`, :class:`MultivariateLinearGaussian`,
   :class:`StochasticVolatility`, or your own (see :mod:`tandem.smc.models`).
@@ -30,20 +33,26 @@ from .models import LinearGaussian, MultivariateLinearGaussian, StochasticVolati
 from .resampling import SCHEMES, resample
 
 _BATCH = ("BatchModel", "BatchResult", "batch_filters", "linear_gaussian")
+_PMMH = ("ModelFamily", "PMMHResult", "linear_gaussian_family", "pmmh")
 
 
 def __getattr__(name):
-    # The batch kernel imports numba.cuda: only on first use.
+    # The batch kernels compile on first use; import them then.
     if name in _BATCH:
         from . import batch
 
         return getattr(batch, name)
+    if name in _PMMH:
+        from . import particle_mcmc
+
+        return getattr(particle_mcmc, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
     "PURPOSE_INITIAL", "PURPOSE_PROPAGATION", "PURPOSE_RESAMPLING", "SCHEMES",
     "BatchModel", "BatchResult", "FilterResult", "FilterStreams", "KalmanResult", "LinearGaussian",
-    "MultivariateLinearGaussian", "StochasticVolatility", "batch_filters",
-    "bootstrap_filter", "kalman", "linear_gaussian", "resample",
+    "ModelFamily", "MultivariateLinearGaussian", "PMMHResult", "StochasticVolatility",
+    "batch_filters", "bootstrap_filter", "kalman", "linear_gaussian", "linear_gaussian_family",
+    "pmmh", "resample",
 ]
