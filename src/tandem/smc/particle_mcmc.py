@@ -139,7 +139,14 @@ class PMMHResult:
 
     Examples
     --------
-    See :func:`tandem.smc.pmmh`.
+    Four chains of independent draws, as a well-mixed run would give:
+
+    >>> import numpy as np
+    >>> from tandem import smc
+    >>> draws = np.random.default_rng(0).normal(size=(4, 400, 1))
+    >>> result = smc.PMMHResult(draws, draws[..., 0], np.full(4, 0.2), np.ones(4), ("mu",), 0)
+    >>> result.samples.shape
+    (4, 400, 1)
     """
 
     samples: np.ndarray
@@ -151,13 +158,33 @@ class PMMHResult:
 
     @property
     def rhat(self) -> np.ndarray:
-        """Split R-hat of each coordinate (:func:`tandem.bn.rhat`), shape ``(d,)``."""
+        """Split R-hat of each coordinate (:func:`tandem.bn.rhat`), shape ``(d,)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from tandem import smc
+        >>> draws = np.random.default_rng(0).normal(size=(4, 400, 1))
+        >>> result = smc.PMMHResult(draws, draws[..., 0], np.full(4, 0.2), np.ones(4), ("mu",), 0)
+        >>> bool(result.rhat[0] < 1.01)
+        True
+        """
         return np.array([rhat(self.samples[:, :, j]) for j in range(self.samples.shape[2])])
 
     @property
     def ess(self) -> np.ndarray:
         """Effective sample size of each coordinate's pooled mean
-        (:func:`tandem.bn.pooled_ess`), shape ``(d,)``."""
+        (:func:`tandem.bn.pooled_ess`), shape ``(d,)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from tandem import smc
+        >>> draws = np.random.default_rng(0).normal(size=(4, 400, 1))
+        >>> result = smc.PMMHResult(draws, draws[..., 0], np.full(4, 0.2), np.ones(4), ("mu",), 0)
+        >>> bool(1000 < result.ess[0] <= 1600)
+        True
+        """
         return np.array([pooled_ess(self.samples[:, :, j])
                          for j in range(self.samples.shape[2])])
 
@@ -169,6 +196,15 @@ class PMMHResult:
         -------
         str
             One row a coordinate.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from tandem import smc
+        >>> draws = np.random.default_rng(0).normal(size=(4, 400, 1))
+        >>> result = smc.PMMHResult(draws, draws[..., 0], np.full(4, 0.2), np.ones(4), ("mu",), 0)
+        >>> print(result.summary().splitlines()[0])
+        | parameter | mean | sd | se | R-hat | ESS |
         """
         flat = self.samples.reshape(-1, self.samples.shape[2])
         mean, sd = flat.mean(axis=0), flat.std(axis=0, ddof=1)
@@ -190,6 +226,15 @@ class PMMHResult:
         Returns
         -------
         matplotlib.figure.Figure
+            One row a coordinate: the traces, then the histogram.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from tandem import smc
+        >>> draws = np.random.default_rng(0).normal(size=(4, 400, 1))
+        >>> result = smc.PMMHResult(draws, draws[..., 0], np.full(4, 0.2), np.ones(4), ("mu",), 0)
+        >>> figure = result.plot()  # doctest: +SKIP
         """
         import matplotlib
 
