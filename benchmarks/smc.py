@@ -2,6 +2,8 @@
 
     python benchmarks/smc.py [--n 100000] [--steps 100] [--repeats 3]
     python benchmarks/smc.py --gpu [--filters 65536] [--batch-particles 256]
+    python benchmarks/smc.py --pmmh [--iterations 1000] [--particles 128] [--chains 1 8 64]
+                                    [--device cpu]
 
 Both run a bootstrap filter with systematic resampling at every step and
 filtering means on the linear Gaussian model x_t = 0.9 x_(t-1) + 0.3 e_t,
@@ -9,6 +11,15 @@ y_t = x_t + 0.5 n_t, on the same simulated observations.  `particles`
 needs NumPy < 2, so it runs in a virtual environment of its own, made on
 first use in ``.venv-particles`` (``--venv``) with pip.  Prints particle-
 steps per second (best of ``repeats``) and the ratio.
+
+With ``--pmmh`` it runs particle marginal Metropolis–Hastings of the three
+parameters (transition, process sd, observation sd; uniform priors on
+(-1, 1) x (0, 3) x (0, 3)) on the same data: ``tandem.smc.pmmh`` with 1 and
+more chains against ``particles.mcmc.PMMH`` (adaptive, one chain), the two
+alternated ``repeats`` times.  Prints the medians of chain-iterations per
+second and of effective samples per second (the smallest over the three
+parameters, by pooled batch means after the burn-in of a quarter), and the
+ratios to `particles`.
 
 With ``--gpu`` it times, on the GPU instead, the CuPy-array filter (n
 particles) and the fused batch kernel (``--filters`` filters of
@@ -60,6 +71,38 @@ PEER = textwrap.dedent("""
 """)
 
 
+PEER_PMMH = textwrap.dedent("""
+    import json, sys, time
+    import numpy as np
+    from particles import distributions as dists
+    from particles import mcmc
+    from particles import state_space_models as ssm
+
+    class LinearGaussian(ssm.StateSpaceModel):
+        default_params = {"rho": 0.9, "sigx": 0.3, "sigy": 0.5}
+        def PX0(self):
+            return dists.Normal(loc=0.0, scale=1.0)
+        def PX(self, t, xp):
+            return dists.Normal(loc=self.rho * xp, scale=self.sigx)
+        def PY(self, t, xp, x):
+            return dists.Normal(loc=x, scale=self.sigy)
+
+    y = json.loads(sys.argv[1]); n = int(sys.argv[2]); iterations = int(sys.argv[3])
+    seed = int(sys.argv[4])
+    prior = dists.StructDist({"rho": dists.Uniform(-1.0, 1.0), "sigx": dists.Uniform(0.0, 3.0),
+                              "sigy": dists.Uniform(0.0, 3.0)})
+    theta0 = np.zeros(1, dtype=prior.dtype)
+    theta0["rho"], theta0["sigx"], theta0["sigy"] = 0.5, 1.0, 1.0
+    np.random.seed(seed)
+    run = mcmc.PMMH(ssm_cls=LinearGaussian, prior=prior, data=np.array(y), Nx=n,
+                    niter=iterations, theta0=theta0, adaptive=True)
+    t0 = time.perf_counter(); run.run(); seconds = time.perf_counter() - t0
+    theta = run.chain.theta
+    print(json.dumps({"seconds": seconds, "acceptance": float(run.acc_rate),
+                      "samples": [theta[name].tolist() for name in ("rho", "sigx", "sigy")]}))
+""")
+
+
 def peer_python(venv):
     python = os.path.join(venv, "bin", "python")
     if not os.path.exists(python):
@@ -100,6 +143,70 @@ def gpu_rows(args, model, y):
         print(f"| {name} | {seconds:.4f} | {steps / seconds:.3g} |")
 
 
+def pmmh_rows(args, y):
+    from tandem.bn.diagnostics import pooled_ess
+
+    def prior(theta):
+        inside = ((np.abs(theta[:, 0]) < 1) & (theta[:, 1:] > 0).all(1)
+                  & (theta[:, 1:] < 3).all(1))
+        return np.where(inside, 0.0, -np.inf)
+
+    def ess(samples):  # (chains, kept, 3): the smallest over the parameters
+        return min(pooled_ess(samples[:, :, j]) for j in range(3))
+
+    burn_in = args.iterations // 4
+    family = smc.linear_gaussian_family()
+
+    def ours(chains, seed):
+        t0 = time.perf_counter()
+        result = smc.pmmh(tandem.Philox(seed), family, prior, y, args.particles,
+                          initial=[0.5, 1.0, 1.0], proposal_sd=[0.1, 0.1, 0.1], chains=chains,
+                          iterations=args.iterations, adapt=burn_in, device=args.device,
+                          progress=False)
+        seconds = time.perf_counter() - t0
+        return seconds, chains * args.iterations, ess(result.samples), float(
+            result.acceptance.mean()), result.samples.reshape(-1, 3).mean(axis=0)
+
+    def theirs(seed):
+        peer = subprocess.run([peer_python(args.venv), "-c", PEER_PMMH, json.dumps(y),
+                               str(args.particles), str(args.iterations), str(seed)],
+                              capture_output=True, text=True)
+        if peer.returncode:
+            sys.exit(f"particles failed:\n{peer.stderr}")
+        out = json.loads(peer.stdout.strip().splitlines()[-1])
+        samples = np.array(out["samples"]).T[None, burn_in:, :]
+        return (out["seconds"], args.iterations, ess(samples), out["acceptance"],
+                samples[0].mean(axis=0))
+
+    ours(1, 99)  # compile
+    runs = {f"tandem.smc.pmmh, {c} chain{'s' if c > 1 else ''} ({args.device})": []
+            for c in args.chains}
+    runs["particles.mcmc.PMMH, 1 chain"] = []
+    for r in range(args.repeats):  # alternated
+        for c in args.chains:
+            runs[f"tandem.smc.pmmh, {c} chain{'s' if c > 1 else ''} ({args.device})"].append(
+                ours(c, r))
+        runs["particles.mcmc.PMMH, 1 chain"].append(theirs(r))
+    print(f"PMMH, linear Gaussian, T = {len(y)}, {args.particles} particles, "
+          f"{args.iterations} iterations a chain ({burn_in} burn-in); medians of "
+          f"{args.repeats}; {os.cpu_count()} cores\n")
+    print("| sampler | seconds | chain-iterations/s | ESS/s (smallest) | acceptance | "
+          "posterior means | iterations/s vs particles | ESS/s vs particles |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    peer = runs["particles.mcmc.PMMH, 1 chain"]
+    peer_speed = np.median([n / s for s, n, *_ in peer])
+    peer_ess = np.median([e / s for s, _, e, *_ in peer])
+    for name, rows in runs.items():
+        seconds = np.median([row[0] for row in rows])
+        speed = np.median([n / s for s, n, *_ in rows])
+        ess_rate = np.median([e / s for s, _, e, *_ in rows])
+        acceptance = np.median([row[3] for row in rows])
+        means = np.median([row[4] for row in rows], axis=0)
+        print(f"| {name} | {seconds:.2f} | {speed:.4g} | {ess_rate:.4g} | {acceptance:.3f} | "
+              f"{', '.join(f'{m:.3f}' for m in means)} | {speed / peer_speed:.2f} | "
+              f"{ess_rate / peer_ess:.2f} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)
@@ -109,6 +216,11 @@ def main():
     parser.add_argument("--gpu", action="store_true")
     parser.add_argument("--filters", type=int, default=65536)
     parser.add_argument("--batch-particles", type=int, default=256)
+    parser.add_argument("--pmmh", action="store_true")
+    parser.add_argument("--iterations", type=int, default=1000)
+    parser.add_argument("--particles", type=int, default=128)
+    parser.add_argument("--chains", type=int, nargs="+", default=[1, 8, 64])
+    parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
 
     model = smc.LinearGaussian(0.9, 0.3, 0.5)
@@ -118,6 +230,9 @@ def main():
         x = noise[2 * t] if t == 0 else 0.9 * x + 0.3 * noise[2 * t]
         y.append(float(x + 0.5 * noise[2 * t + 1]))
     exact = smc.kalman(model, y)
+    if args.pmmh:
+        pmmh_rows(args, y)
+        return
     if args.gpu:
         gpu_rows(args, model, y)
         return

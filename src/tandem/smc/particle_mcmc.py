@@ -22,11 +22,14 @@ share the proposal's covariance; after it, and with ``adapt=0``, a chain's
 path is its own.)
 
 Adaptation, during the first ``adapt`` iterations only (they are the burn-in,
-and are not kept): each chain's ``lambda`` moves by ``i**-0.6 (alpha -
-target)`` (Robbins–Monro on the acceptance probability ``alpha``), and every
-``ADAPT_EVERY`` iterations past the first ``2 ADAPT_EVERY`` ``L`` becomes the
-Cholesky factor of ``2.38**2 / d`` times the chains' pooled covariance
-(Haario, Saksman and Tamminen 2001).  After it, the kernel is fixed.
+and are not kept): ``lambda`` moves by ``(1 + i / 10)**-0.6 (alpha -
+target)`` (Robbins–Monro on the chains' mean acceptance probability
+``alpha``: one scale for all, as a chain stuck on a lucky likelihood
+estimate would shrink its own until it never moved again),
+and in the second half of the burn-in, every ``ADAPT_EVERY`` iterations,
+``L`` becomes the Cholesky factor of ``2.38**2 / d`` times the pooled
+covariance of the chains' states since its middle (Haario, Saksman and
+Tamminen 2001).  After it, the kernel is fixed.
 """
 
 from __future__ import annotations
@@ -131,7 +134,7 @@ class PMMHResult:
     acceptance : numpy.ndarray, shape (chains,)
         Each chain's share of accepted proposals after the burn-in.
     scale : numpy.ndarray, shape (chains,)
-        Each chain's final ``exp(lambda)``.
+        The final ``exp(lambda)``, one a chain (the chains share it).
     names : tuple of str
         The coordinates' names.
     burn_in : int
@@ -484,18 +487,21 @@ def _iterate(state, i, z, u, prior, estimate, adapt, target):
         log_prior=np.where(accepted, log_prior, state.log_prior))
     if i > adapt:
         return state._replace(accepted=state.accepted + accepted), True
-    return _adapted(state, i, np.exp(np.minimum(log_alpha, 0.0)), target), False
+    return _adapted(state, i, np.exp(np.minimum(log_alpha, 0.0)), target, adapt), False
 
 
-def _adapted(state, i, alpha, target):
+def _adapted(state, i, alpha, target, adapt):
     """The proposal after adapting to iteration ``i``'s acceptance probabilities."""
     d = state.theta.shape[1]
-    log_scale = state.log_scale + i ** -0.6 * (alpha - target)
-    moments = state.moments + np.concatenate(
+    # one scale for all chains: a chain stuck on a lucky estimate would shrink its own
+    log_scale = state.log_scale + (1 + i / 10) ** -0.6 * (alpha.mean() - target)
+    moments, factor = state.moments, state.factor
+    if i <= adapt // 2:  # the way from the starting points would inflate the covariance
+        return state._replace(log_scale=log_scale)
+    moments = moments + np.concatenate(
         [[len(state.theta)], state.theta.sum(axis=0),
          np.einsum("ci,cj->ij", state.theta, state.theta).ravel()])
-    factor = state.factor
-    if i % ADAPT_EVERY == 0 and i >= 2 * ADAPT_EVERY:
+    if i % ADAPT_EVERY == 0 and moments[0] >= ADAPT_EVERY:
         count, mean = moments[0], moments[1:1 + d] / moments[0]
         covariance = moments[1 + d:].reshape(d, d) / count - np.outer(mean, mean)
         covariance = covariance * (2.38 ** 2 / d) + 1e-10 * np.eye(d)
