@@ -1,17 +1,22 @@
 """The batch of filters on the CPU (:mod:`tandem.smc.batch_rule`'s rule).
 
-One compiled kernel: the filters in parallel (``prange``), each filter's
-particles in order, the cumulative weights in one pass, and systematic
-resampling as one merge of the sorted targets with them.
+One serial compiled kernel over a range of filters, which releases the GIL:
+the ranges run in a pool of threads, one a core (a ``parallel=True``
+kernel took twice as long to compile, 27 s against 12 s cold on the 2-core
+machine).  Each filter's particles go in order, the cumulative weights in
+one pass, and systematic resampling as one merge of the sorted targets
+with them.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import math
+import os
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .. import core
 from ..backends import cpu as cpu_backend
@@ -31,11 +36,11 @@ def _kernel(initial, transition, log_density, systematic):
     initial, transition, log_density = (core.jitable_cpu(f) for f in
                                         (initial, transition, log_density))
 
-    @njit(parallel=True, cache=True)
+    @njit(nogil=True, cache=True)
     def run(generator, y, first_lane, keys, purpose, table, all_params, n, means, variances,
-            ess, log_likelihood):
-        steps, filters = y.shape
-        for f in prange(filters):
+            ess, log_likelihood, first, last):
+        steps = y.shape[0]
+        for f in range(first, last):
             params = all_params[f]
             lane = first_lane + U64(f)
             i0, i1, i2, i3 = keys[0, 0], keys[0, 1], keys[0, 2], keys[0, 3]
@@ -111,6 +116,19 @@ def run(model, systematic, generator, y, first_lane, keys, purpose, table, param
     steps, filters = y.shape
     means, variances, ess = (np.zeros((steps, filters)) for _ in range(3))
     log_likelihood = np.zeros(filters)
-    _kernel(*model, systematic)(np.uint64(generator), y, U64(first_lane), keys, purpose, table,
-                                params, n, means, variances, ess, log_likelihood)
+    kernel = _kernel(*model, systematic)
+
+    def filters_from(first, last):
+        kernel(U64(generator), y, U64(first_lane), keys, purpose, table, params, n, means,
+               variances, ess, log_likelihood, first, last)
+
+    cores = min(filters, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                else os.cpu_count() or 1)
+    bounds = [filters * k // cores for k in range(cores + 1)]
+    if cores == 1:
+        filters_from(0, filters)
+    else:
+        with concurrent.futures.ThreadPoolExecutor(cores) as pool:
+            for done in [pool.submit(filters_from, a, b) for a, b in zip(bounds, bounds[1:])]:
+                done.result()
     return means, variances, ess, log_likelihood
