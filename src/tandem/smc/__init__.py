@@ -32,7 +32,8 @@ from .kalman import KalmanResult, kalman
 from .models import LinearGaussian, MultivariateLinearGaussian, StochasticVolatility
 from .resampling import SCHEMES, resample
 
-_BATCH = ("BatchModel", "BatchResult", "batch_filters", "linear_gaussian")
+_BATCH = ("BatchModel", "BatchResult", "batch_filters", "linear_gaussian",
+          "stochastic_volatility")
 _PMMH = ("ModelFamily", "PMMHResult", "linear_gaussian_family", "pmmh")
 
 
@@ -54,5 +55,5 @@ __all__ = [
     "BatchModel", "BatchResult", "FilterResult", "FilterStreams", "KalmanResult", "LinearGaussian",
     "ModelFamily", "MultivariateLinearGaussian", "PMMHResult", "StochasticVolatility",
     "batch_filters", "bootstrap_filter", "kalman", "linear_gaussian", "linear_gaussian_family",
-    "pmmh", "resample",
+    "pmmh", "resample", "stochastic_volatility",
 ]

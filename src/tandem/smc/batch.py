@@ -26,7 +26,7 @@ from .. import arrays
 from ..stream import Stream, purpose_word
 from .batch_rule import NORMAL, SCHEMES
 from .filter import FilterStreams, _count, _observations
-from .models import LinearGaussian
+from .models import LinearGaussian, StochasticVolatility
 
 
 class BatchModel(NamedTuple):
@@ -115,6 +115,56 @@ def linear_gaussian(model: LinearGaussian) -> BatchModel:
     params = (model.transition, model.process_sd, model.observation_sd, model.initial_mean,
               model.initial_sd)
     return BatchModel(_lg_initial, _lg_transition, _lg_log_density, params)
+
+
+def _sv_initial(z, params):
+    return params[0] + params[2] / math.sqrt(1.0 - params[1] * params[1]) * z
+
+
+def _sv_transition(x, z, params):
+    return params[0] + params[1] * (x - params[0]) + params[2] * z
+
+
+def _sv_log_density(x, y, params):
+    return -0.5 * (y * y * math.exp(-x) + x) - 0.9189385332046728  # log sqrt(2 pi)
+
+
+def stochastic_volatility(model: StochasticVolatility) -> BatchModel:
+    """The batch model of a stochastic volatility model.
+
+    Parameters
+    ----------
+    model : StochasticVolatility
+        The model.
+
+    Returns
+    -------
+    BatchModel
+        The same model as device functions, with ``params`` ``(mu, phi,
+        sigma)``: ``X_0`` from the stationary law, ``log N(y; 0, exp(x))``.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`tandem.smc.StochasticVolatility`.
+
+    Examples
+    --------
+    >>> from tandem import smc
+    >>> batch_model = smc.stochastic_volatility(smc.StochasticVolatility(-1.0, 0.6, 0.4))
+    >>> batch_model.params
+    (-1.0, 0.6, 0.4)
+    >>> batch_model.initial(1.0, batch_model.params)
+    -0.5
+    """
+    if not isinstance(model, StochasticVolatility):
+        raise TypeError(f"model must be a StochasticVolatility, got {type(model).__name__}")
+    return BatchModel(_sv_initial, _sv_transition, _sv_log_density,
+                      (model.mu, model.phi, model.sigma))
+
+
+#: The batch models of the built-in array models.
+BUILT_IN = {LinearGaussian: linear_gaussian, StochasticVolatility: stochastic_volatility}
 
 
 @dataclass(frozen=True)
@@ -207,9 +257,10 @@ def batch_filters(root: Stream | FilterStreams, model: BatchModel | LinearGaussi
         As for :func:`tandem.smc.bootstrap_filter`, of a Philox or Threefry
         stream; filter ``f`` draws from lane ``first_lane + f``
         (``split(first_lane + f)``) of each of the three streams.
-    model : BatchModel or LinearGaussian
-        The model as device functions; a ``LinearGaussian`` is turned into
-        one by :func:`tandem.smc.linear_gaussian`.
+    model : BatchModel, LinearGaussian or StochasticVolatility
+        The model as device functions; a built-in model is turned into one
+        by :func:`tandem.smc.linear_gaussian` or
+        :func:`tandem.smc.stochastic_volatility`.
     observations : array_like, shape (T, F) or (T,)
         Column ``f`` is the data of filter ``f``; one column is every
         filter's (then ``params`` says how many filters).  Finite.
@@ -286,11 +337,11 @@ def batch_filters(root: Stream | FilterStreams, model: BatchModel | LinearGaussi
     if streams.initial.generator not in (0, 1):
         raise TypeError(f"batch_filters draws the lanes of a Philox or Threefry stream, got "
                         f"a {type(streams.initial).__name__} stream")
-    if isinstance(model, LinearGaussian):
-        model = linear_gaussian(model)
+    if type(model) in BUILT_IN:
+        model = BUILT_IN[type(model)](model)
     if not isinstance(model, BatchModel):
-        raise TypeError(f"model must be a BatchModel or LinearGaussian, got "
-                        f"{type(model).__name__}")
+        raise TypeError(f"model must be a BatchModel, LinearGaussian or StochasticVolatility, "
+                        f"got {type(model).__name__}")
     run = _lowering(device)
     n = _count(n_particles, "n_particles")
     if device == "cuda" and (n < 2 or n > 1024 or n & (n - 1)):
