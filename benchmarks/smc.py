@@ -186,17 +186,20 @@ def pmmh_rows(args, y):
         for c in args.chains:
             runs[f"tandem.smc.pmmh, {c} chain{'s' if c > 1 else ''} ({args.device})"].append(
                 ours(c, r))
-        runs["particles.mcmc.PMMH, 1 chain"].append(theirs(r))
+        if not args.skip_peer:
+            runs["particles.mcmc.PMMH, 1 chain"].append(theirs(r))
     print(f"PMMH, linear Gaussian, T = {len(y)}, {args.particles} particles, "
           f"{args.iterations} iterations a chain ({burn_in} burn-in); medians of "
           f"{args.repeats}; {os.cpu_count()} cores\n")
     print("| sampler | seconds | chain-iterations/s | ESS/s (smallest) | acceptance | "
           "posterior means | iterations/s vs particles | ESS/s vs particles |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    peer = runs["particles.mcmc.PMMH, 1 chain"]
+    peer = runs["particles.mcmc.PMMH, 1 chain"] or [(1.0, np.nan, np.nan)]
     peer_speed = np.median([n / s for s, n, *_ in peer])
     peer_ess = np.median([e / s for s, _, e, *_ in peer])
     for name, rows in runs.items():
+        if not rows:
+            continue
         seconds = np.median([row[0] for row in rows])
         speed = np.median([n / s for s, n, *_ in rows])
         ess_rate = np.median([e / s for s, _, e, *_ in rows])
@@ -221,6 +224,7 @@ def main():
     parser.add_argument("--particles", type=int, default=128)
     parser.add_argument("--chains", type=int, nargs="+", default=[1, 8, 64])
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--skip-peer", action="store_true", help="no particles (no pip)")
     args = parser.parse_args()
 
     model = smc.LinearGaussian(0.9, 0.3, 0.5)
