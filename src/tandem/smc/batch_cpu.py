@@ -14,6 +14,7 @@ import concurrent.futures
 import functools
 import math
 import os
+import threading
 
 import numpy as np
 from numba import njit
@@ -109,6 +110,25 @@ def _kernel(initial, transition, log_density, systematic):
     return run
 
 
+#: Particle-steps below which the filters run on the calling thread alone.
+SERIAL_BELOW = 1 << 15
+_pool_lock = threading.Lock()
+_pool = None  # (process id, executor): a forked child makes its own
+
+
+def _executor():
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool[0] != os.getpid():
+            _pool = (os.getpid(), concurrent.futures.ThreadPoolExecutor(_cores()))
+        return _pool[1]
+
+
+def _cores():
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+        os.cpu_count() or 1)
+
+
 def run(model, systematic, generator, y, first_lane, keys, purpose, table, params, n):
     """Run the filters of ``y``'s columns, ``n`` particles each, on the CPU:
     ``(means, variances, ess, log_likelihood)``.  ``model`` is the three
@@ -122,13 +142,11 @@ def run(model, systematic, generator, y, first_lane, keys, purpose, table, param
         kernel(U64(generator), y, U64(first_lane), keys, purpose, table, params, n, means,
                variances, ess, log_likelihood, first, last)
 
-    cores = min(filters, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                else os.cpu_count() or 1)
-    bounds = [filters * k // cores for k in range(cores + 1)]
-    if cores == 1:
+    pieces = 1 if steps * filters * n < SERIAL_BELOW else min(filters, _cores())
+    if pieces == 1:
         filters_from(0, filters)
     else:
-        with concurrent.futures.ThreadPoolExecutor(cores) as pool:
-            for done in [pool.submit(filters_from, a, b) for a, b in zip(bounds, bounds[1:])]:
-                done.result()
+        bounds = [filters * k // pieces for k in range(pieces + 1)]
+        for done in [_executor().submit(filters_from, a, b) for a, b in zip(bounds, bounds[1:])]:
+            done.result()
     return means, variances, ess, log_likelihood
