@@ -80,3 +80,12 @@ def test_pmmh_on_the_gpu_samples_the_cpu_posterior():
         a, b = on_gpu.samples[:, :, j].mean(axis=1), on_cpu.samples[:, :, j].mean(axis=1)
         se = np.hypot(a.std(ddof=1) / np.sqrt(len(a)), b.std(ddof=1) / np.sqrt(len(b)))
         assert abs(a.mean() - b.mean()) < 6 * se
+
+
+def test_smoothing_on_cupy_matches_numpy():
+    model = smc.LinearGaussian(0.9, 0.3, 0.5)
+    y = [0.1, 0.4, -0.2, 0.3, 0.0, 0.2]
+    runs = [smc.bootstrap_filter(tandem.Philox(9), model, y, 2048, history=True, device=d)
+            for d in ("cpu", "cuda")]
+    on_cpu, on_gpu = (smc.smooth(run, model) for run in runs)
+    np.testing.assert_allclose(on_gpu.means.get(), on_cpu.means, rtol=0, atol=1e-9)

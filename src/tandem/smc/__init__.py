@@ -6,7 +6,9 @@
   GPU (one fused CUDA kernel) or the CPU.
 * :func:`pmmh`: particle marginal Metropolis–Hastings of a
   :class:`ModelFamily`'s parameters, a batch of filters an iteration.
-* :func:`kalman`: the exact filter for linear Gaussian models, the reference.
+* :func:`kalman`: the exact filter for linear Gaussian models, the reference;
+  :func:`rts`, its Rauch–Tung–Striebel smoother.
+* :func:`smooth`: forward filtering, backward smoothing of a filter run.
 * Models: :class:`LinearGaussian`, :class:`MultivariateLinearGaussian`,
   :class:`StochasticVolatility`, or your own (see :mod:`tandem.smc.models`).
 
@@ -28,9 +30,10 @@ from .filter import (
     FilterStreams,
     bootstrap_filter,
 )
-from .kalman import KalmanResult, kalman
+from .kalman import KalmanResult, kalman, rts
 from .models import LinearGaussian, MultivariateLinearGaussian, StochasticVolatility
 from .resampling import SCHEMES, resample
+from .smoothing import SmoothingResult, smooth
 
 _BATCH = ("BatchModel", "BatchResult", "batch_filters", "linear_gaussian",
           "stochastic_volatility")
@@ -55,5 +58,5 @@ __all__ = [
     "BatchModel", "BatchResult", "FilterResult", "FilterStreams", "KalmanResult", "LinearGaussian",
     "ModelFamily", "MultivariateLinearGaussian", "PMMHResult", "StochasticVolatility",
     "batch_filters", "bootstrap_filter", "kalman", "linear_gaussian", "linear_gaussian_family",
-    "pmmh", "resample", "stochastic_volatility",
+    "pmmh", "resample", "rts", "SmoothingResult", "smooth", "stochastic_volatility",
 ]

@@ -156,6 +156,11 @@ class FilterResult:
     streams : FilterStreams
         The three streams, moved on past every draw of the run: pass them
         back as ``root`` to continue.
+    history : tuple or None
+        With ``history=True``, ``(particles, weights)``: every step's
+        particles, shape ``(T, n)`` or ``(T, n, d)``, and their normalised
+        weights before resampling, shape ``(T, n)`` (what
+        :func:`tandem.smc.smooth` needs); else None.
 
     Examples
     --------
@@ -177,6 +182,7 @@ class FilterResult:
     particles: object
     weights: object
     streams: FilterStreams
+    history: tuple | None = None
 
 
 def _count(n, name):
@@ -254,7 +260,7 @@ def _no_weight(log_weights, xp, t):
 def bootstrap_filter(root: Stream | FilterStreams, model: object, observations: ArrayLike,
                      n_particles: int, *, resampling: str = "systematic",
                      ess_threshold: float | None = None,
-                     device: str | None = None) -> FilterResult:
+                     device: str | None = None, history: bool = False) -> FilterResult:
     """Run a bootstrap particle filter.
 
     Every random number comes from the streams of ``root``, so one root
@@ -287,6 +293,9 @@ def bootstrap_filter(root: Stream | FilterStreams, model: object, observations: 
         weighted sums may round differently (NumPy and CuPy sum in different
         orders), which can move an ancestor whose uniform falls within
         rounding of a cumulative weight.
+    history : bool, optional
+        Keep every step's particles and weights in ``result.history``, for
+        :func:`tandem.smc.smooth` (``T`` times the particles' memory).
 
     Returns
     -------
@@ -381,6 +390,8 @@ def bootstrap_filter(root: Stream | FilterStreams, model: object, observations: 
         raise MemoryError(f"n_particles {n}: cannot allocate two arrays of shape {shape}") from None
     means, variances = xp.empty((T,) + shape[1:]), xp.empty((T,) + shape[1:])
     ess, resampled = np.empty(T), np.zeros(T, dtype=bool)
+    if history:  # every step's particles and normalised weights, for smoothing
+        kept_particles, kept_weights = xp.empty((T,) + shape), xp.empty((T, n))
     compiled = xp is np  # weigh and resample in compiled passes (tandem.smc._merge)
     if compiled:
         w, cdf = np.empty(n), np.empty(n)
@@ -417,6 +428,9 @@ def bootstrap_filter(root: Stream | FilterStreams, model: object, observations: 
             variances[t] = (Wx * (x - means[t]) ** 2).sum(axis=0)
         log_likelihood += top + math.log(total) - carried_norm
         ess[t] = total * total / squares
+        if history:
+            kept_particles[t] = x
+            kept_weights[t] = w / total
         if t < T - 1 and (ess_threshold is None or ess[t] < ess_threshold * n):
             current = 1 - current
             if compiled and resampling in SCHEME_CODES:
@@ -437,4 +451,5 @@ def bootstrap_filter(root: Stream | FilterStreams, model: object, observations: 
             carried_norm = top + math.log(total)
     W = w / total
     return FilterResult(means, variances, float(log_likelihood), ess, resampled, x, W,
-                        FilterStreams(initial, propagation, resampling_stream))
+                        FilterStreams(initial, propagation, resampling_stream),
+                        (kept_particles, kept_weights) if history else None)

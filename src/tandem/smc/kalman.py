@@ -127,3 +127,56 @@ def kalman(model: LinearGaussian | MultivariateLinearGaussian,
     if scalar:
         means, variances = means[:, 0], variances[:, 0]
     return KalmanResult(means, variances, covariances, float(log_likelihood))
+
+
+def rts(model: LinearGaussian | MultivariateLinearGaussian,
+        observations: ArrayLike) -> KalmanResult:
+    """Exact smoothing means and variances of a linear Gaussian model: the
+    Rauch–Tung–Striebel smoother over :func:`tandem.smc.kalman`'s filter.
+
+    Parameters
+    ----------
+    model : LinearGaussian or MultivariateLinearGaussian
+        The model.
+    observations : array_like, shape (T,) or (T, k)
+        As for :func:`tandem.smc.kalman`.
+
+    Returns
+    -------
+    KalmanResult
+        The moments of ``X_t | Y_0 .. Y_{T-1}`` at every step, and the
+        log-likelihood.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a linear Gaussian model.
+    ValueError
+        If an observation is not finite.
+
+    Examples
+    --------
+    >>> from tandem import smc
+    >>> model = smc.LinearGaussian(transition=0.9, process_sd=0.3, observation_sd=0.5)
+    >>> y = [0.1, 0.4, -0.2, 0.3, 0.0, 0.2]
+    >>> smoothed = smc.rts(model, y)
+    >>> bool(smoothed.means[-1] == smc.kalman(model, y).means[-1])  # the last step is filtered
+    True
+    """
+    filtered = kalman(model, observations)
+    scalar = isinstance(model, LinearGaussian)
+    full = model.as_multivariate() if scalar else model
+    A, Q = full.A, full.Q
+    T, d = len(filtered.covariances), A.shape[0]
+    means = filtered.means.reshape(T, d).copy()
+    covariances = filtered.covariances.copy()
+    for t in range(T - 2, -1, -1):
+        P = filtered.covariances[t]
+        predicted = A @ P @ A.T + Q
+        gain = np.linalg.solve(predicted, A @ P).T  # P A' predicted^-1
+        means[t] = means[t] + gain @ (means[t + 1] - A @ means[t])
+        covariances[t] = P + gain @ (covariances[t + 1] - predicted) @ gain.T
+    variances = np.diagonal(covariances, axis1=1, axis2=2).copy()
+    if scalar:
+        means, variances = means[:, 0], variances[:, 0]
+    return KalmanResult(means, variances, covariances, filtered.log_likelihood)

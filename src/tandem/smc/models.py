@@ -201,6 +201,35 @@ class LinearGaussian:
         out += self.transition * x
         return stream
 
+    def transition_logpdf(self, x_before: np.ndarray, x: np.ndarray, t: int) -> np.ndarray:
+        """The log-density of each particle ``x[j]`` at step ``t`` given each
+        ``x_before[i]`` at step ``t - 1`` (for smoothing).
+
+        Parameters
+        ----------
+        x_before : numpy.ndarray or cupy.ndarray, shape (m,)
+            The particles at step ``t - 1``.
+        x : numpy.ndarray or cupy.ndarray, shape (n,)
+            The particles at step ``t``.
+        t : int
+            The step; the model is the same at every step.
+
+        Returns
+        -------
+        numpy.ndarray or cupy.ndarray, shape (m, n)
+            ``log N(x[j]; transition x_before[i], process_sd**2)`` at ``[i, j]``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from tandem import smc
+        >>> model = smc.LinearGaussian(0.9, 0.3, 0.5)
+        >>> model.transition_logpdf(np.array([0.0, 1.0]), np.array([0.0]), 1).shape
+        (2, 1)
+        """
+        r = (x[None, :] - self.transition * x_before[:, None]) / self.process_sd
+        return -0.5 * (_LOG_2PI + r * r) - math.log(self.process_sd)
+
     def observation_logpdf(self, x: np.ndarray, y: float, t: int) -> np.ndarray:
         """The log-density of the observation ``y`` given each particle.
 
@@ -418,6 +447,44 @@ class MultivariateLinearGaussian:
         out[...] = out @ self._on(xp, self._chol_Q).T + x @ self._on(xp, self.A).T
         return stream
 
+    def transition_logpdf(self, x_before: np.ndarray, x: np.ndarray, t: int) -> np.ndarray:
+        """The log-density of each particle ``x[j]`` at step ``t`` given each
+        ``x_before[i]`` at step ``t - 1`` (for smoothing).
+
+        Parameters
+        ----------
+        x_before : numpy.ndarray or cupy.ndarray, shape (m, d)
+            The particles at step ``t - 1``.
+        x : numpy.ndarray or cupy.ndarray, shape (n, d)
+            The particles at step ``t``.
+        t : int
+            The step; the model is the same at every step.
+
+        Returns
+        -------
+        numpy.ndarray or cupy.ndarray, shape (m, n)
+            ``log N(x[j]; A x_before[i], Q)`` at ``[i, j]``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from tandem import smc
+        >>> model = smc.MultivariateLinearGaussian(
+        ...     A=np.eye(2), Q=np.eye(2), H=[[1.0, 0.0]], R=[[0.25]], m0=[0.0, 0.0],
+        ...     P0=np.eye(2))
+        >>> model.transition_logpdf(np.zeros((1, 2)), np.array([[0.0, 0.0], [1.0, 1.0]]), 1).round(6)
+        array([[-1.837877, -2.837877]])
+        """
+        xp = module_of(x)
+        # whitened: L^-1 x_j - L^-1 A x_i, with Q = L L'
+        white = xp.linalg.solve(self._on(xp, self._chol_Q), x.T).T
+        before = xp.linalg.solve(self._on(xp, self._chol_Q), (x_before @ self._on(xp, self.A).T).T).T
+        squares = ((white * white).sum(axis=1)[None, :] + (before * before).sum(axis=1)[:, None]
+                   - 2.0 * before @ white.T)
+        d = x.shape[1]
+        log_det = float(np.log(np.diag(self._chol_Q)).sum())
+        return -0.5 * (d * _LOG_2PI + xp.maximum(squares, 0.0)) - log_det
+
     def observation_logpdf(self, x: np.ndarray, y: ArrayLike, t: int) -> np.ndarray:
         """The log-density of the observation ``y`` given each particle.
 
@@ -571,6 +638,35 @@ class StochasticVolatility:
         out *= self.sigma
         out += self.mu + self.phi * (x - self.mu)
         return stream
+
+    def transition_logpdf(self, x_before: np.ndarray, x: np.ndarray, t: int) -> np.ndarray:
+        """The log-density of each particle ``x[j]`` at step ``t`` given each
+        ``x_before[i]`` at step ``t - 1`` (for smoothing).
+
+        Parameters
+        ----------
+        x_before : numpy.ndarray or cupy.ndarray, shape (m,)
+            The particles at step ``t - 1``.
+        x : numpy.ndarray or cupy.ndarray, shape (n,)
+            The particles at step ``t``.
+        t : int
+            The step; the model is the same at every step.
+
+        Returns
+        -------
+        numpy.ndarray or cupy.ndarray, shape (m, n)
+            ``log N(x[j]; mu + phi (x_before[i] - mu), sigma**2)`` at ``[i, j]``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from tandem import smc
+        >>> model = smc.StochasticVolatility()
+        >>> model.transition_logpdf(np.array([0.0, 1.0]), np.array([0.0]), 1).shape
+        (2, 1)
+        """
+        r = (x[None, :] - (self.mu + self.phi * (x_before[:, None] - self.mu))) / self.sigma
+        return -0.5 * (_LOG_2PI + r * r) - math.log(self.sigma)
 
     def observation_logpdf(self, x: np.ndarray, y: float, t: int) -> np.ndarray:
         """The log-density of the observation ``y`` given each particle.
