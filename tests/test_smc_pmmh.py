@@ -150,6 +150,7 @@ def test_summary_and_plot(tmp_path):
     (dict(chains=0), ValueError, "chains"),
     (dict(target_acceptance=1.0), ValueError, "target_acceptance"),
     (dict(initial=[np.nan, 1.0, 1.0]), ValueError, "finite"),
+    (dict(checkpoint="/no/such/folder/run.npz"), ValueError, "does not exist"),
 ])
 def test_bad_input(options, error, match):
     with pytest.raises(error, match=match):

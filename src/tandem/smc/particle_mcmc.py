@@ -406,6 +406,8 @@ def pmmh(root: Stream, family: ModelFamily, prior: Callable, observations: Array
         raise ValueError(f"target_acceptance must be in (0, 1), got {target_acceptance}")
     n = _count(n_particles, "n_particles")
     checkpoint_every = _count(checkpoint_every, "checkpoint_every")
+    if checkpoint is not None:  # before the run: a checkpoint that cannot be written fails now
+        checkpoint = files.target(checkpoint, "checkpoint", "an .npz file")
     y = _observations(observations)
     if y.ndim != 1:
         raise ValueError(f"observations must have shape (T,), got {y.shape}")
