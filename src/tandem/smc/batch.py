@@ -359,7 +359,7 @@ def batch_filters(root: Stream | FilterStreams, model: BatchModel | LinearGaussi
         raise ValueError(f"observations must have shape (T, F), or (T,) with params, got "
                          f"{y.shape}")
     rows = _parameter_rows(params, model, filters)
-    y = np.ascontiguousarray(np.broadcast_to(y, (y.shape[0], filters)))
+    y = np.ascontiguousarray(y)  # one column stands for every filter's: not copied F times
     if isinstance(first_lane, (bool, np.bool_)) or not isinstance(first_lane, numbers.Integral):
         raise TypeError(f"first_lane must be an integer, got {first_lane!r:.60}")
     if first_lane < 0 or first_lane + filters > 2**64:

@@ -43,6 +43,7 @@ def _kernel(initial, transition, log_density, systematic):
         steps = y.shape[0]
         for f in range(first, last):
             params = all_params[f]
+            column = f if y.shape[1] > 1 else 0  # one column: every filter's data
             lane = first_lane + U64(f)
             i0, i1, i2, i3 = keys[0, 0], keys[0, 1], keys[0, 2], keys[0, 3]
             q0, q1, q2, q3 = keys[1, 0], keys[1, 1], keys[1, 2], keys[1, 3]
@@ -66,7 +67,7 @@ def _kernel(initial, transition, log_density, systematic):
                         xs[p] = transition(xs[p], z, params)
                 top = -np.inf
                 for p in range(n):
-                    cdf[p] = log_density(xs[p], y[t, f], params)
+                    cdf[p] = log_density(xs[p], y[t, column], params)
                     top = max(top, cdf[p])
                 total = wx = wxx = ww = 0.0
                 for p in range(n):
@@ -130,10 +131,10 @@ def _cores():
 
 
 def run(model, systematic, generator, y, first_lane, keys, purpose, table, params, n):
-    """Run the filters of ``y``'s columns, ``n`` particles each, on the CPU:
+    """Run a filter a row of ``params`` on its column of ``y`` (or the one column), ``n`` particles each, on the CPU:
     ``(means, variances, ess, log_likelihood)``.  ``model`` is the three
     model functions, ``params`` a row of parameters a filter."""
-    steps, filters = y.shape
+    steps, filters = y.shape[0], len(params)
     means, variances, ess = (np.zeros((steps, filters)) for _ in range(3))
     log_likelihood = np.zeros(filters)
     kernel = _kernel(*model, systematic)

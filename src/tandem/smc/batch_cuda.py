@@ -47,6 +47,7 @@ def _kernel(initial, transition, log_density, systematic, n_particles, generator
         f = cuda.blockIdx.x
         p = cuda.threadIdx.x
         params = all_params[f]
+        column = f if y.shape[1] > 1 else 0  # one column: every filter's data
         lane, warp = p % width, p // width
         stream_lane = first_lane + U64(f)
         xs = cuda.shared.array(n, np.float64)
@@ -72,7 +73,7 @@ def _kernel(initial, transition, log_density, systematic, n_particles, generator
                 z = normal(generator, q0, q1, q2, q3, stream_lane, U64(2 * ((t - 1) * n + p)),
                            normal_params, table, cq0, cq1, cq2, cq3)
                 x = transition(x, z, params)
-            lw = log_density(x, y[t, f], params)
+            lw = log_density(x, y[t, column], params)
             top = lw
             offset = width // 2
             while offset > 0:
@@ -212,11 +213,11 @@ def _jitable():
 
 
 def run(model, systematic, generator, y, first_lane, keys, purpose, table, params, n):
-    """Run the filters of ``y``'s columns, ``n`` particles each, on the GPU:
+    """Run a filter a row of ``params`` on its column of ``y`` (or the one column), ``n`` particles each, on the GPU:
     ``(means, variances, ess, log_likelihood)`` as NumPy arrays.  ``model``
     is the three model functions, ``params`` a row of parameters a filter."""
     kernel = _kernel(*model, systematic, n, generator)
-    steps, filters = y.shape
+    steps, filters = y.shape[0], len(params)
     outputs = [cuda.to_device(np.zeros(shape)) for shape in
                ((steps, filters), (steps, filters), (steps, filters), (filters,))]
     kernel[filters, n](cuda.to_device(y), U64(first_lane), cuda.to_device(keys),
