@@ -131,9 +131,10 @@ def _cores():
 
 
 def run(model, systematic, generator, y, first_lane, keys, purpose, table, params, n):
-    """Run a filter a row of ``params`` on its column of ``y`` (or the one column), ``n`` particles each, on the CPU:
-    ``(means, variances, ess, log_likelihood)``.  ``model`` is the three
-    model functions, ``params`` a row of parameters a filter."""
+    """Run a filter a row of ``params``, each on its column of ``y`` (or all on
+    its one column), ``n`` particles each, on the CPU: ``(means, variances,
+    ess, log_likelihood)`` as NumPy arrays; ``model`` is the three model
+    functions."""
     steps, filters = y.shape[0], len(params)
     means, variances, ess = (np.zeros((steps, filters)) for _ in range(3))
     log_likelihood = np.zeros(filters)

@@ -213,9 +213,10 @@ def _jitable():
 
 
 def run(model, systematic, generator, y, first_lane, keys, purpose, table, params, n):
-    """Run a filter a row of ``params`` on its column of ``y`` (or the one column), ``n`` particles each, on the GPU:
-    ``(means, variances, ess, log_likelihood)`` as NumPy arrays.  ``model``
-    is the three model functions, ``params`` a row of parameters a filter."""
+    """Run a filter a row of ``params``, each on its column of ``y`` (or all on
+    its one column), ``n`` particles each, on the GPU: ``(means, variances,
+    ess, log_likelihood)`` as NumPy arrays; ``model`` is the three model
+    functions."""
     kernel = _kernel(*model, systematic, n, generator)
     steps, filters = y.shape[0], len(params)
     outputs = [cuda.to_device(np.zeros(shape)) for shape in
