@@ -29,6 +29,17 @@ STANDARD_BOUND = 64.0
 
 # -- parameters ---------------------------------------------------------------
 
+_F64 = np.dtype(np.float64)
+
+
+def _largest(dtype) -> float:
+    """The largest finite value of the float ``dtype`` (``numpy.finfo``'s ``max``)."""
+    return _LARGEST.get(dtype) or _LARGEST.setdefault(dtype, float(np.finfo(dtype).max))
+
+
+_LARGEST = {}
+
+
 @dataclass(frozen=True)
 class Real:
     """A real parameter, checked in the output's precision.
@@ -68,10 +79,13 @@ class Real:
     def check(self, value, dtype: np.dtype) -> float:
         """``value`` rounded to ``dtype`` (as a float), or a ``TypeError`` /
         ``ValueError`` naming the parameter."""
-        value = checks.finite(value, self.name)
-        with np.errstate(over="ignore", under="ignore"):
-            rounded = float(dtype.type(value))
-        limit = self.bound * float(np.finfo(dtype).max)
+        if type(value) is float and dtype == _F64 and math.isfinite(value):
+            rounded = value  # a Python float is an f64 already: the common call, at once
+        else:
+            value = checks.finite(value, self.name)
+            with np.errstate(over="ignore", under="ignore"):
+                rounded = float(dtype.type(value))
+        limit = self.bound * _largest(dtype)
         if not abs(rounded) <= limit:
             raise ValueError(f"{self.name} must be at most {limit:.4g} in magnitude for "
                              f"{dtype} values, so that no value overflows; got {value}")
@@ -94,7 +108,7 @@ class Real:
             raise error(f"{self.name} must be finite, got a non-finite element")
         with np.errstate(over="ignore", under="ignore"):
             rounded = values.astype(dtype)
-        limit = self.bound * float(np.finfo(dtype).max)
+        limit = self.bound * _largest(dtype)
         if not bool((abs(rounded) <= limit).all()):
             raise ValueError(f"{self.name} must be at most {limit:.4g} in magnitude for "
                              f"{dtype} values, so that no value overflows")
