@@ -22,7 +22,7 @@ CALLS = [
 
 def one_by_one(monkeypatch):
     """Make every Generator call fill as it is (no reserve), until undone."""
-    monkeypatch.setattr(tandem.Generator, "_small",
+    monkeypatch.setattr(tandem.Generator, "_made",
                         lambda self, key, size, fill, *a, **kw:
                         self._draw(fill, *a, size=size, **kw))
 

@@ -174,13 +174,16 @@ class Generator(np.random.Generator):
         parameters (``key`` not None) from this Generator's reserve; one value
         as a Python ``float`` or ``int``, as NumPy's methods return it (so that
         ``json.dumps`` takes it)."""
+        values = self._reserve.take(self.bit_generator, key, size)  # a repeated call
+        return self._made(key, size, fill, *args, **kwargs) if values is None else values
+
+    def _made(self, key, size, fill, *args, **kwargs):
+        """:meth:`_small` for a call the reserve did not serve (a method that
+        asked it first, before NumPy's rules, comes here)."""
         if key is None:
             values = self._draw(fill, *args, size=size, **kwargs)
         else:
-            values = self._reserve.take(self.bit_generator, key, size)  # a repeated call
-            if values is None:
-                values = self._reserve.draw(self.bit_generator, key, size, fill, *args,
-                                            **kwargs)
+            values = self._reserve.draw(self.bit_generator, key, size, fill, *args, **kwargs)
         if isinstance(values, np.generic):  # size None or ()
             return values.item() if size is None else np.asarray(values)
         return values
@@ -285,7 +288,7 @@ class Generator(np.random.Generator):
                 values = self._draw(parametric.integers, low, high, size, dtype=dtype,
                                     endpoint=endpoint)
             else:
-                values = self._small(key, size, _INTEGERS, low, high, dtype=dtype,
+                values = self._made(key, size, _INTEGERS, low, high, dtype=dtype,
                                      endpoint=endpoint)
         if size is None and (type(values) is int or np.ndim(values) == 0):  # NumPy's type
             return python_type(values) if python_type is not None else wanted.type(values)
@@ -377,7 +380,7 @@ class Generator(np.random.Generator):
         if values is not None:
             return values
         (loc, scale), nan = _numpy_rules("normal", (loc, scale))
-        values = self._small(key if nan is None else reserve.keyed("normal", loc, scale), size,
+        values = self._made(key if nan is None else reserve.keyed("normal", loc, scale), size,
                              _NORMAL, loc=loc, scale=scale)
         return values if nan is None else _with_nan(values, nan)
 
@@ -444,7 +447,7 @@ class Generator(np.random.Generator):
             return values
         checks.refuse_text(scale, "scale")  # a law without a record
         (scale,), nan = _numpy_rules("exponential", (scale,))
-        values = self._small(key if nan is None else reserve.keyed("exponential", scale), size,
+        values = self._made(key if nan is None else reserve.keyed("exponential", scale), size,
                              _EXPONENTIAL, scale=scale)
         return values if nan is None else _with_nan(values, nan)
 
@@ -589,7 +592,7 @@ class Generator(np.random.Generator):
         if values is not None:
             return values
         params, nan = _numpy_rules(name, params)
-        values = self._small(key if nan is None else reserve.keyed(name, *params), size,
+        values = self._made(key if nan is None else reserve.keyed(name, *params), size,
                              parametric.fill, name, *params)
         return values if nan is None else _with_nan(values, nan)
 

@@ -98,8 +98,11 @@ class Reserve:
 
     def draw(self, bits, key: Hashable, size, fill: Callable, *args, **kwargs):
         """``fill(stream, *args, size=size, **kwargs)``'s values from ``bits``' stream,
-        which then moves on past them, as ``Generator._draw``; from the reserve
-        when ``size`` is None or a small int and ``key`` names the call.
+        which then moves on past them, as ``Generator._draw``: a call that
+        :meth:`take` could not serve.  When ``size`` is None or a small int and
+        ``key`` names the call, the reserve is refilled from the stream's
+        position (twice as much while one call repeats) and the values come
+        from it.
 
         Parameters
         ----------
@@ -131,8 +134,7 @@ class Reserve:
             if where is not None:
                 origin, position = where
                 same = key == self.key and origin is self.origin and position == self.position
-                if (same and self.used + n <= self.capacity
-                        or self._refill(bits, key, n, same, fill, args, kwargs)):
+                if self._refill(bits, key, n, same, fill, args, kwargs):
                     return self._next(bits, size, n)
             values, after = fill(bits.current(), *args, size=size, **kwargs)
             bits.move(after)

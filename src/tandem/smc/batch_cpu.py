@@ -1,9 +1,9 @@
 """The batch of filters on the CPU (:mod:`tandem.smc.batch_rule`'s rule).
 
 One serial compiled kernel over a range of filters, which releases the GIL:
-the ranges run in a pool of threads, one a core (a ``parallel=True``
-kernel took twice as long to compile, 27 s against 12 s cold on the 2-core
-machine).  Each filter's particles go in order, the cumulative weights in
+the ranges run in a pool of threads, as many as ``numba.get_num_threads()``
+(a ``parallel=True`` kernel took twice as long to compile, 27 s against
+12 s cold on the 2-core machine).  Each filter's particles go in order, the cumulative weights in
 one pass, and systematic resampling as one merge of the sorted targets
 with them.
 """
@@ -16,6 +16,7 @@ import math
 import os
 import threading
 
+import numba
 import numpy as np
 from numba import njit
 
@@ -121,13 +122,9 @@ def _executor():
     global _pool
     with _pool_lock:
         if _pool is None or _pool[0] != os.getpid():
-            _pool = (os.getpid(), concurrent.futures.ThreadPoolExecutor(_cores()))
+            workers = numba.config.NUMBA_NUM_THREADS  # the most numba.set_num_threads allows
+            _pool = (os.getpid(), concurrent.futures.ThreadPoolExecutor(workers))
         return _pool[1]
-
-
-def _cores():
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
-        os.cpu_count() or 1)
 
 
 def run(model, systematic, generator, y, first_lane, keys, purpose, table, params, n):
@@ -144,7 +141,7 @@ def run(model, systematic, generator, y, first_lane, keys, purpose, table, param
         kernel(U64(generator), y, U64(first_lane), keys, purpose, table, params, n, means,
                variances, ess, log_likelihood, first, last)
 
-    pieces = 1 if steps * filters * n < SERIAL_BELOW else min(filters, _cores())
+    pieces = 1 if steps * filters * n < SERIAL_BELOW else min(filters, numba.get_num_threads())
     if pieces == 1:
         filters_from(0, filters)
     else:

@@ -48,6 +48,12 @@ from ..stream import Stream
 _LOG_2PI = math.log(2 * math.pi)
 
 
+def _normal_logpdf(x, mean, sd: float):
+    """``log N(x; mean, sd**2)`` elementwise (``x`` and ``mean`` broadcast)."""
+    r = (x - mean) / sd
+    return -0.5 * (_LOG_2PI + r * r) - math.log(sd)
+
+
 def _sd(value, name):
     """A standard deviation whose square and its inverse are finite and non-zero
     floats, as the densities and the Kalman filter need them."""
@@ -227,8 +233,7 @@ class LinearGaussian:
         >>> model.transition_logpdf(np.array([0.0, 1.0]), np.array([0.0]), 1).shape
         (2, 1)
         """
-        r = (x[None, :] - self.transition * x_before[:, None]) / self.process_sd
-        return -0.5 * (_LOG_2PI + r * r) - math.log(self.process_sd)
+        return _normal_logpdf(x[None, :], self.transition * x_before[:, None], self.process_sd)
 
     def observation_logpdf(self, x: np.ndarray, y: float, t: int) -> np.ndarray:
         """The log-density of the observation ``y`` given each particle.
@@ -665,8 +670,8 @@ class StochasticVolatility:
         >>> model.transition_logpdf(np.array([0.0, 1.0]), np.array([0.0]), 1).shape
         (2, 1)
         """
-        r = (x[None, :] - (self.mu + self.phi * (x_before[:, None] - self.mu))) / self.sigma
-        return -0.5 * (_LOG_2PI + r * r) - math.log(self.sigma)
+        return _normal_logpdf(x[None, :], self.mu + self.phi * (x_before[:, None] - self.mu),
+                              self.sigma)
 
     def observation_logpdf(self, x: np.ndarray, y: float, t: int) -> np.ndarray:
         """The log-density of the observation ``y`` given each particle.

@@ -211,11 +211,11 @@ class PMMHResult:
         """
         flat = self.samples.reshape(-1, self.samples.shape[2])
         mean, sd = flat.mean(axis=0), flat.std(axis=0, ddof=1)
+        rhat, ess = self.rhat, self.ess  # each computed for every coordinate: once
         lines = ["| parameter | mean | sd | se | R-hat | ESS |", "| --- | --- | --- | --- | --- | --- |"]
         for j, name in enumerate(self.names):
-            se = sd[j] / math.sqrt(self.ess[j])
-            lines.append(f"| {name} | {mean[j]:.4f} | {sd[j]:.4f} | {se:.4f} | "
-                         f"{self.rhat[j]:.3f} | {self.ess[j]:.0f} |")
+            lines.append(f"| {name} | {mean[j]:.4f} | {sd[j]:.4f} | "
+                         f"{sd[j] / math.sqrt(ess[j]):.4f} | {rhat[j]:.3f} | {ess[j]:.0f} |")
         return "\n".join(lines)
 
     def plot(self, path: str | os.PathLike | None = None):
