@@ -21,11 +21,14 @@ second and of effective samples per second (the smallest over the three
 parameters, by pooled batch means after the burn-in of a quarter), and the
 ratios to `particles`.
 
-With ``--gpu`` it times, on the GPU instead, the CuPy-array filter (n
-particles) and the fused batch kernel (``--filters`` filters of
-``--batch-particles`` particles), both on the same model, and prints
-particle-steps per second; each figure is the best of ``repeats`` calls,
-synchronised, after one call that compiles.
+With ``--gpu`` it times, on the GPU instead, ``bootstrap_filter`` of one
+large filter (``--sizes`` particles) on the fused kernels and, for a copy of
+the model that it treats as any user model, on CuPy arrays (the same
+draws), for the linear Gaussian and the stochastic-volatility models, and
+the fused batch kernel (``--filters`` filters of ``--batch-particles``
+particles).  It prints particle-steps per second (the median of
+``repeats`` alternated calls, synchronised, after one call that compiles)
+and each filter's largest error in the means against the Kalman filter.
 """
 
 import argparse
@@ -112,35 +115,65 @@ def peer_python(venv):
     return python
 
 
+class ArrayCode(smc.LinearGaussian):
+    """The linear Gaussian model as any user model: the CuPy-array filter."""
+
+
+class ArrayCodeSV(smc.StochasticVolatility):
+    """The stochastic-volatility model as any user model."""
+
+
 def gpu_rows(args, model, y):
     import cupy as cp
 
-    def best_of(run):
-        run()
+    def timed(run):
         cp.cuda.Device().synchronize()
-        best = float("inf")
-        for _ in range(args.repeats):
-            t0 = time.perf_counter()
-            run()
-            cp.cuda.Device().synchronize()
-            best = min(best, time.perf_counter() - t0)
-        return best
+        t0 = time.perf_counter()
+        result = run()
+        cp.cuda.Device().synchronize()
+        return time.perf_counter() - t0, result
 
+    sv = smc.StochasticVolatility(-1.0, 0.95, 0.25)
+    sv_y = np.asarray(y) * 0.5
+    runs = {}  # name: (particle-steps, run)
+    for n in args.sizes:
+        for name, m, data in (("linear Gaussian", model, y), ("stochastic volatility", sv, sv_y)):
+            as_array = ArrayCode(0.9, 0.3, 0.5) if m is model else ArrayCodeSV(-1.0, 0.95, 0.25)
+            runs[f"bootstrap_filter, fused kernels, {name}, n = {n:.0e}"] = (
+                n * len(y), lambda n=n, m=m, d=data: smc.bootstrap_filter(
+                    tandem.Philox(1), m, d, n, device="cuda"))
+            if n <= args.array_up_to:
+                runs[f"bootstrap_filter, CuPy arrays, {name}, n = {n:.0e}"] = (
+                    n * len(y), lambda n=n, m=as_array, d=data: smc.bootstrap_filter(
+                        tandem.Philox(1), m, d, n, device="cuda"))
     batch_y = np.repeat(np.asarray(y)[:, None], args.filters, axis=1)
-    rows = [
-        (f"bootstrap_filter, CuPy arrays, n = {args.n}", args.n * len(y),
-         best_of(lambda: smc.bootstrap_filter(tandem.Philox(1), model, y, args.n,
-                                              device="cuda"))),
-        (f"batch_filters, {args.filters} filters x {args.batch_particles} particles",
-         args.filters * args.batch_particles * len(y),
-         best_of(lambda: smc.batch_filters(tandem.Philox(1), model, batch_y,
-                                           args.batch_particles))),
-    ]
+    runs[f"batch_filters, {args.filters} filters x {args.batch_particles} particles"] = (
+        args.filters * args.batch_particles * len(y),
+        lambda: smc.batch_filters(tandem.Philox(1), model, batch_y, args.batch_particles))
+    first = {name: timed(run) for name, (_, run) in runs.items()}  # compiles
+    seconds = {name: [] for name in runs}
+    for _ in range(args.repeats):  # alternated
+        for name, (_, run) in runs.items():
+            seconds[name].append(timed(run)[0])
     device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    print(f"{device}; linear Gaussian, T = {len(y)}; best of {args.repeats}\n")
-    print("| filter | seconds | particle-steps/s |\n| --- | --- | --- |")
-    for name, steps, seconds in rows:
-        print(f"| {name} | {seconds:.4f} | {steps / seconds:.3g} |")
+    print(f"{device}; T = {len(y)}; median of {args.repeats} alternated runs after one that "
+          "compiles\n")
+    print("| filter | first call s | seconds | particle-steps/s |\n| --- | --- | --- | --- |")
+    for name, (steps, _) in runs.items():
+        median = float(np.median(seconds[name]))
+        print(f"| {name} | {first[name][0]:.2f} | {median:.4f} | {steps / median:.3g} |")
+    exact = smc.kalman(model, y)
+    print("\n| n | fused: largest mean error vs Kalman | arrays: same | fused - arrays, "
+          "largest mean difference |\n| --- | --- | --- | --- |")
+    for n in args.sizes:
+        if n > args.array_up_to:
+            continue
+        fused = first[f"bootstrap_filter, fused kernels, linear Gaussian, n = {n:.0e}"][1]
+        array = first[f"bootstrap_filter, CuPy arrays, linear Gaussian, n = {n:.0e}"][1]
+        f_means, a_means = cp.asnumpy(fused.means), cp.asnumpy(array.means)
+        print(f"| {n:.0e} | {np.abs(f_means - exact.means).max():.2e} | "
+              f"{np.abs(a_means - exact.means).max():.2e} | "
+              f"{np.abs(f_means - a_means).max():.2e} |")
 
 
 def pmmh_rows(args, y):
@@ -219,6 +252,9 @@ def main():
     parser.add_argument("--gpu", action="store_true")
     parser.add_argument("--filters", type=int, default=65536)
     parser.add_argument("--batch-particles", type=int, default=256)
+    parser.add_argument("--sizes", type=lambda v: int(float(v)), nargs="+", default=[10**5, 10**6, 10**7])
+    parser.add_argument("--array-up-to", type=float, default=10**7,
+                        help="the largest n of the CuPy-array filter (--gpu)")
     parser.add_argument("--pmmh", action="store_true")
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--particles", type=int, default=128)

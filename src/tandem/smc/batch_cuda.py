@@ -18,6 +18,7 @@ from numba import cuda
 from .. import core
 from ..backends import cuda as cuda_backend
 from .batch_rule import NORMAL, UNIFORM, words
+from .warp import WARP, device_function, kernel, lower_shuffles, shuffle_up, shuffle_xor
 
 U64 = np.uint64
 
@@ -28,17 +29,15 @@ def _kernel(initial, transition, log_density, systematic, n_particles, generator
     uniform = cuda_backend.element_function(UNIFORM.kind.name, generator)
     normal_params, uniform_params = words(NORMAL), words(UNIFORM)
     continuation = core.for_cuda().retry_key
-    jitable = _jitable()
-    if jitable is not _simulated:
-        _lower_shuffles()
-    initial, transition, log_density = map(jitable, (initial, transition, log_density))
+    lower_shuffles()
+    initial, transition, log_density = map(device_function, (initial, transition, log_density))
     n = n_particles
 
     width = min(n, WARP)  # lanes of a warp that carry particles
     warps = n // width
     mask = np.uint32((1 << width) - 1)
 
-    @_cuda_kernel(launch_bounds=n)
+    @kernel(launch_bounds=n)
     def run(y, first_lane, keys, purpose, table, all_params, means, variances, ess,
             log_likelihood):
         # keys: the split keys of the initial, propagation and resampling
@@ -145,71 +144,6 @@ def _kernel(initial, transition, log_density, systematic, n_particles, generator
             log_likelihood[f] = total_log
 
     return run
-
-
-WARP = 32
-
-
-def shuffle_xor(mask, value, offset):
-    """``value`` of the lane ``offset`` away by xor (``cuda.shfl_xor_sync``).
-
-    This body is what Numba's CUDA simulator runs, which has no shuffles: it
-    trades through shared memory between two barriers, so every thread of
-    the block must call it.  On a GPU it compiles to one shuffle.
-    """
-    lanes = cuda.shared.array(1024, np.float64)
-    p = cuda.threadIdx.x
-    lanes[p] = value
-    cuda.syncthreads()
-    other = lanes[p ^ offset]
-    cuda.syncthreads()
-    return other
-
-
-def shuffle_up(mask, value, delta):
-    """``value`` of the lane ``delta`` below, or its own in the first
-    ``delta`` lanes of a warp (``cuda.shfl_up_sync``); see :func:`shuffle_xor`."""
-    lanes = cuda.shared.array(1024, np.float64)
-    p = cuda.threadIdx.x
-    lanes[p] = value
-    cuda.syncthreads()
-    other = lanes[p - delta] if p % WARP >= delta else value
-    cuda.syncthreads()
-    return other
-
-
-@functools.lru_cache(maxsize=None)
-def _lower_shuffles():
-    from numba.cuda.extending import overload
-
-    @overload(shuffle_xor, target="cuda")
-    def _shuffle_xor(mask, value, offset):
-        return lambda mask, value, offset: cuda.shfl_xor_sync(mask, value, offset)
-
-    @overload(shuffle_up, target="cuda")
-    def _shuffle_up(mask, value, delta):
-        return lambda mask, value, delta: cuda.shfl_up_sync(mask, value, delta)
-
-
-def _cuda_kernel(**options):
-    """``cuda.jit`` with ``options`` (which the simulator does not take)."""
-    from numba import config
-
-    return cuda.jit if config.ENABLE_CUDASIM else cuda.jit(**options)
-
-
-def _simulated(fn):
-    return fn
-
-
-def _jitable():
-    from numba import config
-
-    if config.ENABLE_CUDASIM:
-        return _simulated
-    from numba.cuda.extending import register_jitable
-
-    return register_jitable
 
 
 def run(model, systematic, generator, y, first_lane, keys, purpose, table, params, n):

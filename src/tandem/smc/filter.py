@@ -290,9 +290,13 @@ def bootstrap_filter(root: Stream | FilterStreams, model: object, observations: 
     device : {None, "cpu", "cuda"}, optional
         Where the particles live: NumPy arrays on the CPU (the default) or
         CuPy arrays on the GPU.  The draws are the same on both; the
-        weighted sums may round differently (NumPy and CuPy sum in different
+        weighted sums may round differently (the devices sum in different
         orders), which can move an ancestor whose uniform falls within
-        rounding of a cumulative weight.
+        rounding of a cumulative weight.  On the GPU a built-in scalar model
+        with systematic or stratified resampling from a Philox or Threefry
+        root runs as three fused kernels a step, with no host
+        synchronisation (:mod:`tandem.smc.filter_cuda`); anything else as
+        CuPy array code.
     history : bool, optional
         Keep every step's particles and weights in ``result.history``, for
         :func:`tandem.smc.smooth` (``T`` times the particles' memory).
@@ -377,6 +381,11 @@ def bootstrap_filter(root: Stream | FilterStreams, model: object, observations: 
         raise ValueError(f"observations: each step must have shape {tuple(expected)} for this "
                          f"model, got {y.shape[1:]}")
     device = arrays.check_device(device) or "cpu"
+    if device == "cuda" and not history:
+        from . import filter_cuda  # imports numba-cuda
+
+        if filter_cuda.eligible(model, streams, resampling):
+            return filter_cuda.run(streams, model, y, n, resampling, ess_threshold)
     xp = arrays.module(device)
     initial, propagation, resampling_stream = streams
 
