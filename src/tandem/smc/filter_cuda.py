@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 
 import numpy as np
 from numba import cuda
@@ -374,6 +375,18 @@ def eligible(model, streams, resampling: str) -> bool:
             and streams.initial.generator in (0, 1))
 
 
+@functools.lru_cache(maxsize=64)
+def _launchers(kernel_set, n_tiles):
+    """The three kernels configured for ``n_tiles`` tiles, made once: a launch
+    then skips the configuration, and numba-cuda's warning of a grid under
+    128 blocks (``combine`` is one block by design) is not shown."""
+    propagate, combine, resample = kernel_set
+    with warnings.catch_warnings():
+        # numba-cuda's own warning class; its message starts with a terminal escape
+        warnings.filterwarnings("ignore", message=r".*Grid size \d+ will likely")
+        return propagate[n_tiles, THREADS], combine[1, THREADS], resample[n_tiles, THREADS]
+
+
 def _array(device_array):
     """A device array as the filter returns it: CuPy's on a GPU, NumPy's under
     the simulator (which has no device memory)."""
@@ -398,9 +411,9 @@ def run(streams: FilterStreams, model, y: np.ndarray, n: int, resampling: str,
             raise ValueError(f"the run's draws reach past the end of a stream's lane "
                              f"(2**64 words): {steps} steps of {n} particles")
     batch_model = BUILT_IN[type(model)](model)
-    propagate, combine, resample = kernels(*batch_model[:3], streams.initial.generator,
-                                           stratified)
     n_tiles = -(-n // TILE)
+    propagate, combine, resample = _launchers(
+        kernels(*batch_model[:3], streams.initial.generator, stratified), n_tiles)
     rows = np.array([(*r.key, r.lane, r.start, *r.retry_key) for r in records], dtype=U64)
     state = np.zeros(STATE_SIZE)
     state[CARRIED_NORM] = math.log(n)
@@ -413,13 +426,12 @@ def run(streams: FilterStreams, model, y: np.ndarray, n: int, resampling: str,
     means, variances, ess, resampled = (cuda.to_device(np.zeros(steps)) for _ in range(4))
     threshold = math.inf if ess_threshold is None else ess_threshold * n
     for t in range(steps):
-        propagate[n_tiles, THREADS](t, y, params, rows, table, x, resampled_x, log_weights,
-                                    resampled, tiles, state)
-        combine[1, THREADS](t, n, threshold, rows, table, tiles, offsets, state, means,
-                            variances, ess, resampled)
+        propagate(t, y, params, rows, table, x, resampled_x, log_weights, resampled, tiles,
+                  state)
+        combine(t, n, threshold, rows, table, tiles, offsets, state, means, variances, ess,
+                resampled)
         if t < steps - 1:
-            resample[n_tiles, THREADS](t, rows, table, x, resampled_x, log_weights, offsets,
-                                       state, resampled)
+            resample(t, rows, table, x, resampled_x, log_weights, offsets, state, resampled)
     state = state.copy_to_host()  # the run's one synchronisation
     if state[FAILED_STEP]:
         weights = _array(log_weights)
