@@ -13,6 +13,10 @@ The rule (measured in ``benchmarks/threading.py``, see ``docs/performance.md``):
   ``tbb`` and ``omp`` they run concurrently without one.  Values never
   depend on the layer, the lock or the thread count.
 
+Serial ``nogil`` kernels over the pieces of a cut run on tandem's pool of
+threads instead (:func:`in_pieces`; the CPU batch of filters): no layer and
+no lock, and nothing to launch for a small call.
+
 Nothing here imports Numba until a kernel is called.
 """
 
@@ -31,9 +35,14 @@ _lock = threading.Lock()
 _needs_lock = True  # until Numba says which layer runs
 
 
+_pool_lock = threading.Lock()
+_pool = None  # (process id, executor): a forked child makes its own
+
+
 def _renew_lock():
-    global _lock
+    global _lock, _pool_lock
     _lock = threading.Lock()  # a thread of the parent may have held it at the fork
+    _pool_lock = threading.Lock()
 
 
 os.register_at_fork(after_in_child=_renew_lock)
@@ -116,3 +125,57 @@ def guarded(kernel):
         return result
 
     return call
+
+
+def _executor():
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool[0] != os.getpid():
+            import concurrent.futures
+
+            import numba
+
+            workers = numba.config.NUMBA_NUM_THREADS  # the most numba.set_num_threads allows
+            _pool = (os.getpid(), concurrent.futures.ThreadPoolExecutor(workers))
+        return _pool[1]
+
+
+def in_pieces(work, pieces: int) -> None:
+    """Call ``work(p)`` for each ``p`` in ``range(pieces)``: on this thread for
+    one piece, else on tandem's pool of threads; return when all are done.
+
+    ``work`` calls a serial ``nogil`` kernel on piece ``p`` of a cut that
+    never changes a value, so no parallel region, threading layer or lock is
+    involved.  The pool has
+    ``numba.config.NUMBA_NUM_THREADS`` threads, and a process made by
+    ``fork`` makes its own.  ``work`` must not call ``in_pieces`` itself.
+
+    Parameters
+    ----------
+    work : callable
+        ``work(p)`` does piece ``p``.
+    pieces : int
+        How many pieces, at least 1.
+
+    Raises
+    ------
+    Exception
+        The first error a piece raised, after every piece has finished.
+
+    Examples
+    --------
+    >>> from tandem import parallel
+    >>> done = []
+    >>> parallel.in_pieces(done.append, 3)
+    >>> sorted(done)
+    [0, 1, 2]
+    """
+    if pieces == 1:
+        work(0)
+        return
+    futures = [_executor().submit(work, p) for p in range(pieces)]
+    for future in futures:
+        future.exception()  # wait for every piece before raising any error
+    for future in futures:
+        future.result()
+

@@ -1,7 +1,7 @@
 """The batch of filters on the CPU (:mod:`tandem.smc.batch_rule`'s rule).
 
 One serial compiled kernel over a range of filters, which releases the GIL:
-the ranges run in a pool of threads, as many as ``numba.get_num_threads()``
+the ranges run in tandem's pool of threads (``tandem.parallel.in_pieces``), as many as ``numba.get_num_threads()``
 (a ``parallel=True`` kernel took twice as long to compile, 27 s against
 12 s cold on the 2-core machine).  Each filter's particles go in order, the cumulative weights in
 one pass, and systematic resampling as one merge of the sorted targets
@@ -10,17 +10,14 @@ with them.
 
 from __future__ import annotations
 
-import concurrent.futures
 import functools
 import math
-import os
-import threading
 
 import numba
 import numpy as np
 from numba import njit
 
-from .. import core
+from .. import core, parallel
 from ..backends import cpu as cpu_backend
 from .batch_rule import NORMAL, UNIFORM, words
 
@@ -114,19 +111,6 @@ def _kernel(initial, transition, log_density, systematic):
 
 #: Particle-steps below which the filters run on the calling thread alone.
 SERIAL_BELOW = 1 << 15
-_pool_lock = threading.Lock()
-_pool = None  # (process id, executor): a forked child makes its own
-
-
-def _executor():
-    global _pool
-    with _pool_lock:
-        if _pool is None or _pool[0] != os.getpid():
-            workers = numba.config.NUMBA_NUM_THREADS  # the most numba.set_num_threads allows
-            _pool = (os.getpid(), concurrent.futures.ThreadPoolExecutor(workers))
-        return _pool[1]
-
-
 def run(model, systematic, generator, y, first_lane, keys, purpose, table, params, n):
     """Run a filter a row of ``params``, each on its column of ``y`` (or all on
     its one column), ``n`` particles each, on the CPU: ``(means, variances,
@@ -142,10 +126,6 @@ def run(model, systematic, generator, y, first_lane, keys, purpose, table, param
                variances, ess, log_likelihood, first, last)
 
     pieces = 1 if steps * filters * n < SERIAL_BELOW else min(filters, numba.get_num_threads())
-    if pieces == 1:
-        filters_from(0, filters)
-    else:
-        bounds = [filters * k // pieces for k in range(pieces + 1)]
-        for done in [_executor().submit(filters_from, a, b) for a, b in zip(bounds, bounds[1:])]:
-            done.result()
+    parallel.in_pieces(lambda p: filters_from(filters * p // pieces, filters * (p + 1) // pieces),
+                       pieces)
     return means, variances, ess, log_likelihood
