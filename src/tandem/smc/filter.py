@@ -385,7 +385,12 @@ def bootstrap_filter(root: Stream | FilterStreams, model: object, observations: 
         from . import filter_cuda  # imports numba-cuda
 
         if filter_cuda.eligible(model, streams, resampling):
-            return filter_cuda.run(streams, model, y, n, resampling, ess_threshold)
+            try:
+                *fields, after = filter_cuda.run(streams, model, y, n, resampling, ess_threshold)
+            except filter_cuda.NoWeight as failed:
+                raise _no_weight(failed.log_weights, arrays.module_of(failed.log_weights),
+                                 failed.step) from None
+            return FilterResult(*fields, FilterStreams(*after))
     xp = arrays.module(device)
     initial, propagation, resampling_stream = streams
 

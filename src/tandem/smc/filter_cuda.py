@@ -52,9 +52,8 @@ from numba import cuda
 from .. import arrays
 from ..backends import cuda as cuda_backend
 from ..kinds import resolve
-from .batch import BUILT_IN
+from .batch_models import BUILT_IN
 from .batch_rule import NORMAL, UNIFORM, words
-from .filter import FilterResult, FilterStreams, _no_weight
 from .warp import FULL_MASK, WARP, device_function, kernel, lower_shuffles, shuffle_up, \
     shuffle_xor
 
@@ -397,10 +396,22 @@ def _array(device_array):
     return cupy.asarray(device_array)
 
 
-def run(streams: FilterStreams, model, y: np.ndarray, n: int, resampling: str,
-        ess_threshold: float | None) -> FilterResult:
+class NoWeight(Exception):
+    """Every weight of step ``step`` is zero, or one is NaN or ``+inf``:
+    ``log_weights`` are that step's (the filter says which)."""
+
+    def __init__(self, step, log_weights):
+        super().__init__(step)
+        self.step, self.log_weights = step, log_weights
+
+
+def run(streams, model, y: np.ndarray, n: int, resampling: str,
+        ess_threshold: float | None) -> tuple:
     """:func:`tandem.smc.bootstrap_filter` of an :func:`eligible` model on the
-    GPU, from checked arguments: ``y`` of shape ``(T,)``, ``n`` particles."""
+    GPU, from checked arguments (``streams`` the three streams, ``y`` of shape
+    ``(T,)``, ``n`` particles): ``(means, variances, log_likelihood, ess,
+    resampled, particles, weights, streams after)``, the fields of a
+    ``FilterResult``; :class:`NoWeight` if a step cannot be weighed."""
     steps = len(y)
     stratified = resampling == "stratified"
     specs = (NORMAL, NORMAL, UNIFORM)
@@ -434,8 +445,7 @@ def run(streams: FilterStreams, model, y: np.ndarray, n: int, resampling: str,
             resample(t, rows, table, x, resampled_x, log_weights, offsets, state, resampled)
     state = state.copy_to_host()  # the run's one synchronisation
     if state[FAILED_STEP]:
-        weights = _array(log_weights)
-        raise _no_weight(weights, arrays.module_of(weights), int(state[FAILED_STEP]) - 1)
+        raise NoWeight(int(state[FAILED_STEP]) - 1, _array(log_weights))
     xp_log_weights = _array(log_weights)
     xp = arrays.module_of(xp_log_weights)
     weights = xp.exp(xp_log_weights - state[TOP]) / state[TOTAL]
@@ -443,6 +453,6 @@ def run(streams: FilterStreams, model, y: np.ndarray, n: int, resampling: str,
     initial, propagation, resampling_stream = (
         stream.at_word(record.start + record.width * count) if count else stream
         for stream, record, count in zip(streams, records, drawn))
-    return FilterResult(_array(means), _array(variances), float(state[LOG_LIKELIHOOD]),
-                        ess.copy_to_host(), resampled.copy_to_host() != 0, _array(x), weights,
-                        FilterStreams(initial, propagation, resampling_stream))
+    return (_array(means), _array(variances), float(state[LOG_LIKELIHOOD]), ess.copy_to_host(),
+            resampled.copy_to_host() != 0, _array(x), weights,
+            (initial, propagation, resampling_stream))
