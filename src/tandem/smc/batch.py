@@ -25,6 +25,7 @@ from ..stream import Stream, purpose_word
 from .batch_models import BUILT_IN, BatchModel, linear_gaussian, stochastic_volatility
 from .batch_rule import NORMAL, SCHEMES
 from .filter import FilterStreams, _count, _observations
+from .models import LinearGaussian, StochasticVolatility
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,8 @@ def _parameter_rows(params, model, filters):
     return np.ascontiguousarray(rows, dtype=np.float64)
 
 
-def batch_filters(root: Stream | FilterStreams, model: BatchModel | LinearGaussian,
+def batch_filters(root: Stream | FilterStreams,
+                  model: BatchModel | LinearGaussian | StochasticVolatility,
                   observations: ArrayLike, n_particles: int, *, params: ArrayLike = None,
                   resampling: str = "systematic", first_lane: int = 0,
                   device: str = "cuda") -> BatchResult:
