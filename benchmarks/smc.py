@@ -133,12 +133,15 @@ def gpu_rows(args, model, y):
         cp.cuda.Device().synchronize()
         return time.perf_counter() - t0, result
 
-    sv = smc.StochasticVolatility(-1.0, 0.95, 0.25)
-    sv_y = np.asarray(y) * 0.5
+    sv = (-1.0, 0.95, 0.25)
+    models = (  # name, built-in model, the same as any user model, observations
+        ("linear Gaussian", model,
+         ArrayCode(model.transition, model.process_sd, model.observation_sd), y),
+        ("stochastic volatility", smc.StochasticVolatility(*sv), ArrayCodeSV(*sv),
+         np.asarray(y) * 0.5))
     runs = {}  # name: (particle-steps, run)
     for n in args.sizes:
-        for name, m, data in (("linear Gaussian", model, y), ("stochastic volatility", sv, sv_y)):
-            as_array = ArrayCode(0.9, 0.3, 0.5) if m is model else ArrayCodeSV(-1.0, 0.95, 0.25)
+        for name, m, as_array, data in models:
             runs[f"bootstrap_filter, fused kernels, {name}, n = {n:.0e}"] = (
                 n * len(y), lambda n=n, m=m, d=data: smc.bootstrap_filter(
                     tandem.Philox(1), m, d, n, device="cuda"))
@@ -252,7 +255,8 @@ def main():
     parser.add_argument("--gpu", action="store_true")
     parser.add_argument("--filters", type=int, default=65536)
     parser.add_argument("--batch-particles", type=int, default=256)
-    parser.add_argument("--sizes", type=lambda v: int(float(v)), nargs="+", default=[10**5, 10**6, 10**7])
+    parser.add_argument("--sizes", type=lambda v: int(float(v)), nargs="+",
+                        default=[10**5, 10**6, 10**7])
     parser.add_argument("--array-up-to", type=float, default=10**7,
                         help="the largest n of the CuPy-array filter (--gpu)")
     parser.add_argument("--pmmh", action="store_true")

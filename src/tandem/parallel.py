@@ -33,8 +33,6 @@ _PRIORITY_VARIABLE = "NUMBA_THREADING_LAYER_PRIORITY"
 
 _lock = threading.Lock()
 _needs_lock = True  # until Numba says which layer runs
-
-
 _pool_lock = threading.Lock()
 _pool = None  # (process id, executor): a forked child makes its own
 
@@ -146,9 +144,9 @@ def in_pieces(work, pieces: int) -> None:
 
     ``work`` calls a serial ``nogil`` kernel on piece ``p`` of a cut that
     never changes a value, so no parallel region, threading layer or lock is
-    involved.  The pool has
-    ``numba.config.NUMBA_NUM_THREADS`` threads, and a process made by
-    ``fork`` makes its own.  ``work`` must not call ``in_pieces`` itself.
+    involved.  The pool has ``numba.config.NUMBA_NUM_THREADS`` threads, and a
+    process made by ``fork`` makes its own.  ``work`` must not call
+    ``in_pieces`` itself.
 
     Parameters
     ----------
@@ -178,4 +176,3 @@ def in_pieces(work, pieces: int) -> None:
         future.exception()  # wait for every piece before raising any error
     for future in futures:
         future.result()
-

@@ -1,11 +1,11 @@
 """The batch of filters on the CPU (:mod:`tandem.smc.batch_rule`'s rule).
 
 One serial compiled kernel over a range of filters, which releases the GIL:
-the ranges run in tandem's pool of threads (``tandem.parallel.in_pieces``), as many as ``numba.get_num_threads()``
-(a ``parallel=True`` kernel took twice as long to compile, 27 s against
-12 s cold on the 2-core machine).  Each filter's particles go in order, the cumulative weights in
-one pass, and systematic resampling as one merge of the sorted targets
-with them.
+as many ranges as ``numba.get_num_threads()`` run on tandem's pool of
+threads (``tandem.parallel.in_pieces``; a ``parallel=True`` kernel took
+twice as long to compile, 27 s against 12 s cold on the 2-core machine).
+Each filter's particles go in order, the cumulative weights in one pass,
+and systematic resampling as one merge of the sorted targets with them.
 """
 
 from __future__ import annotations

@@ -77,24 +77,18 @@ def _larger(a, b):
     return a if (a >= b or a != a) else b
 
 
-def _finite(v):
-    return v == v and abs(v) != math.inf
-
-
 @functools.lru_cache(maxsize=None)
-def kernels(initial, transition, log_density, generator, stratified, threads=THREADS,
-            items=ITEMS):
+def kernels(initial, transition, log_density, generator, stratified):
     """The ``(propagate, combine, resample)`` kernels of one model, generator and
-    scheme, for blocks of ``threads`` threads carrying ``items`` particles each."""
+    scheme, for blocks of ``THREADS`` threads carrying ``ITEMS`` particles each."""
     lower_shuffles()
     initial, transition, log_density = map(device_function, (initial, transition, log_density))
     normal_element = cuda_backend.element_function(NORMAL.kind.name, generator)
     uniform_element = cuda_backend.element_function(UNIFORM.kind.name, generator)
     normal_words, uniform_words = words(NORMAL), words(UNIFORM)
     normal_width, uniform_width = U64(NORMAL.kind.width), U64(UNIFORM.kind.width)
-    larger, finite = device_function(_larger), device_function(_finite)
-    warps = threads // WARP
-    tile = threads * items
+    larger = device_function(_larger)
+    warps = THREADS // WARP
 
     @device_function
     def normal(streams, row, table, i):
@@ -191,20 +185,20 @@ def kernels(initial, transition, log_density, generator, stratified, threads=THR
         cuda.syncthreads()
         return before, through
 
-    @kernel(launch_bounds=threads)
+    @kernel(launch_bounds=THREADS)
     def propagate(t, y, params, streams, table, x, resampled_x, log_weights, resampled,
                   tiles, state):
         if state[FAILED_STEP] != 0:
             return
         n = x.size
         scratch = cuda.shared.array((3, warps), np.float64)
-        xs = cuda.local.array(items, np.float64)
-        ws = cuda.local.array(items, np.float64)
+        xs = cuda.local.array(ITEMS, np.float64)
+        ws = cuda.local.array(ITEMS, np.float64)
         fresh = t == 0 or resampled[t - 1] != 0  # equal weights before this step
-        first = cuda.blockIdx.x * tile + cuda.threadIdx.x
+        first = cuda.blockIdx.x * TILE + cuda.threadIdx.x
         top = -math.inf
-        for k in range(items):
-            i = first + k * threads  # striped: a warp reads 32 neighbours at once
+        for k in range(ITEMS):
+            i = first + k * THREADS  # striped: a warp reads 32 neighbours at once
             xi, li = 0.0, -math.inf
             if i < n:
                 if t == 0:
@@ -222,14 +216,14 @@ def kernels(initial, transition, log_density, generator, stratified, threads=THR
             ws[k] = li
             top = larger(top, li)
         top = block_max(top, scratch[0])
-        if not finite(top):
+        if not math.isfinite(top):
             if cuda.threadIdx.x == 0:
                 tiles[cuda.blockIdx.x, 0] = top
                 for j in range(1, 5):
                     tiles[cuda.blockIdx.x, j] = 0.0
             return
         total = weighted = squares = 0.0
-        for k in range(items):
+        for k in range(ITEMS):
             w = math.exp(ws[k] - top)
             ws[k] = w
             total += w
@@ -238,7 +232,7 @@ def kernels(initial, transition, log_density, generator, stratified, threads=THR
         total, weighted, squares = block_sums(total, weighted, squares, scratch)
         mean = weighted / total
         spread = 0.0
-        for k in range(items):
+        for k in range(ITEMS):
             e = xs[k] - mean
             spread += ws[k] * e * e
         spread = block_sums(spread, 0.0, 0.0, scratch)[0]
@@ -250,7 +244,7 @@ def kernels(initial, transition, log_density, generator, stratified, threads=THR
             tiles[b, 3] = spread
             tiles[b, 4] = squares
 
-    @kernel(launch_bounds=threads)
+    @kernel(launch_bounds=THREADS)
     def combine(t, n, threshold, streams, table, tiles, offsets, state, means, variances, ess,
                 resampled):
         # threshold: resample after a step whose ESS is below it (inf: every step)
@@ -258,14 +252,14 @@ def kernels(initial, transition, log_density, generator, stratified, threads=THR
             return
         n_tiles = tiles.shape[0]
         scratch = cuda.shared.array((3, warps), np.float64)
-        per = (n_tiles + threads - 1) // threads
+        per = (n_tiles + THREADS - 1) // THREADS
         lo = min(n_tiles, cuda.threadIdx.x * per)
         hi = min(n_tiles, lo + per)
         top = -math.inf
         for b in range(lo, hi):
             top = larger(top, tiles[b, 0])
         top = block_max(top, scratch[0])
-        if not finite(top):
+        if not math.isfinite(top):
             if cuda.threadIdx.x == 0:
                 state[FAILED_STEP] = t + 1
             return
@@ -280,7 +274,7 @@ def kernels(initial, transition, log_density, generator, stratified, threads=THR
             partial += tiles[b, 1] * scale
             weighted += tiles[b, 1] * scale * tiles[b, 2]
             squares += tiles[b, 4] * scale * scale
-        if cuda.threadIdx.x == threads - 1:
+        if cuda.threadIdx.x == THREADS - 1:
             offsets[n_tiles] = through
         cuda.syncthreads()
         total = offsets[n_tiles]
@@ -328,32 +322,32 @@ def kernels(initial, transition, log_density, generator, stratified, threads=THR
             c -= 1
         return c
 
-    @kernel(launch_bounds=threads)
+    @kernel(launch_bounds=THREADS)
     def resample(t, streams, table, x, resampled_x, log_weights, offsets, state, resampled):
         if state[FAILED_STEP] != 0 or resampled[t] == 0:
             return
         n = x.size
         b = cuda.blockIdx.x
         scratch = cuda.shared.array((3, warps), np.float64)
-        partials = cuda.local.array(items, np.float64)
+        partials = cuda.local.array(ITEMS, np.float64)
         top, draw = state[TOP], state[UNIFORM_DRAW]
         scale = n / offsets[offsets.size - 1]
-        first = b * tile + cuda.threadIdx.x * items
-        last = min(n, (b + 1) * tile) - 1  # the tile's last particle
+        first = b * TILE + cuda.threadIdx.x * ITEMS
+        last = min(n, (b + 1) * TILE) - 1  # the tile's last particle
         mine = 0.0
-        for k in range(items):
+        for k in range(ITEMS):
             if first + k <= last:
                 mine += math.exp(log_weights[first + k] - top)
             partials[k] = mine
         before, through = block_scan(mine, scratch)
         start, end = offsets[b], offsets[b + 1]
         low = min(start + before, end)
-        high = end if first <= last < first + items else min(start + through, end)
+        high = end if first <= last < first + ITEMS else min(start + through, end)
         slot = points_below(streams, table, draw, n, low * scale)
-        for k in range(items):
+        for k in range(ITEMS):
             i = first + k
             if i <= last:
-                c = high if (i == last or k == items - 1) else min(low + partials[k], high)
+                c = high if (i == last or k == ITEMS - 1) else min(low + partials[k], high)
                 stop = n if i == n - 1 else points_below(streams, table, draw, n, c * scale)
                 value = x[i]
                 for m in range(slot, stop):
@@ -414,9 +408,10 @@ def run(streams, model, y: np.ndarray, n: int, resampling: str,
     ``FilterResult``; :class:`NoWeight` if a step cannot be weighed."""
     steps = len(y)
     stratified = resampling == "stratified"
+    uniforms = n if stratified else 1  # a resampling's
     specs = (NORMAL, NORMAL, UNIFORM)
     records = [resolve(s, spec.kind, spec.params) for s, spec in zip(streams, specs)]
-    draws = (n, (steps - 1) * n, (steps - 1) * (n if stratified else 1))
+    draws = (n, (steps - 1) * n, (steps - 1) * uniforms)  # at most
     for stream, record, count in zip(streams, records, draws):
         if record.start + record.width * count > stream.word_limit:
             raise ValueError(f"the run's draws reach past the end of a stream's lane "
@@ -449,7 +444,7 @@ def run(streams, model, y: np.ndarray, n: int, resampling: str,
     xp_log_weights = _array(log_weights)
     xp = arrays.module_of(xp_log_weights)
     weights = xp.exp(xp_log_weights - state[TOP]) / state[TOTAL]
-    drawn = (n, (steps - 1) * n, int(state[RESAMPLINGS]) * (n if stratified else 1))
+    drawn = (n, (steps - 1) * n, int(state[RESAMPLINGS]) * uniforms)
     initial, propagation, resampling_stream = (
         stream.at_word(record.start + record.width * count) if count else stream
         for stream, record, count in zip(streams, records, drawn))

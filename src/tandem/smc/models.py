@@ -481,9 +481,10 @@ class MultivariateLinearGaussian:
         array([[-1.837877, -2.837877]])
         """
         xp = module_of(x)
+        L = self._on(xp, self._chol_Q)
         # whitened: L^-1 x_j - L^-1 A x_i, with Q = L L'
-        white = xp.linalg.solve(self._on(xp, self._chol_Q), x.T).T
-        before = xp.linalg.solve(self._on(xp, self._chol_Q), (x_before @ self._on(xp, self.A).T).T).T
+        white = xp.linalg.solve(L, x.T).T
+        before = xp.linalg.solve(L, (x_before @ self._on(xp, self.A).T).T).T
         squares = ((white * white).sum(axis=1)[None, :] + (before * before).sum(axis=1)[:, None]
                    - 2.0 * before @ white.T)
         d = x.shape[1]
