@@ -144,7 +144,7 @@ def in_pieces(work, pieces: int) -> None:
 
     ``work`` calls a serial ``nogil`` kernel on piece ``p`` of a cut that
     never changes a value, so no parallel region, threading layer or lock is
-    involved.  The pool has ``numba.config.NUMBA_NUM_THREADS`` threads, and a
+    involved.  Piece 0 runs on the calling thread.  The pool has ``numba.config.NUMBA_NUM_THREADS`` threads, and a
     process made by ``fork`` makes its own.  ``work`` must not call
     ``in_pieces`` itself.
 
@@ -171,8 +171,11 @@ def in_pieces(work, pieces: int) -> None:
     if pieces == 1:
         work(0)
         return
-    futures = [_executor().submit(work, p) for p in range(pieces)]
-    for future in futures:
-        future.exception()  # wait for every piece before raising any error
+    futures = [_executor().submit(work, p) for p in range(1, pieces)]
+    try:
+        work(0)  # this thread takes a piece too, rather than wait idle
+    finally:
+        for future in futures:
+            future.exception()  # wait for every piece before raising any error
     for future in futures:
         future.result()

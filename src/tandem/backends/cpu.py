@@ -1,17 +1,18 @@
-"""Fills on the CPU: ``@njit(parallel=True)`` loops over ``tandem.core``.
+"""Fills on the CPU: loops over ``tandem.core``, compiled by Numba.
 
 Every fill has one shape: element ``i`` is a function of the draw at word
 ``start + width * i`` (``width`` 1, 2 or 4).  A fill splits into a head (the
-elements before the first whole block), whole blocks in fixed-size chunks
-(one ``prange`` iteration each, so the result never depends on the thread
-count), and a tail.  Inside a chunk, a tile of blocks is written to a small
+elements before the first whole block), whole blocks in fixed-size chunks,
+and a tail.  The chunks are cut into even pieces, each a call of one serial
+``nogil`` kernel on tandem's pool of threads (:mod:`.serial`), so the result
+never depends on the thread count.  Inside a chunk, a tile of blocks is written to a small
 buffer by the generator's tile function (:mod:`.tiles`, called through its
 address: one kernel a kind serves every generator), and mapped from it
 branch-free, so that LLVM vectorises the map; a tile that saw a rejected
 draw is mended afterwards element by element from its continuation stream
 (a block-an-element kind's misses by their retry alone).  Addressed fills
 of 64-bit draws and blocks run in the same tiles, each element from its own
-block.
+block, as ``@njit(parallel=True)`` loops (one ``prange`` iteration a chunk).
 
 Kernels compile on first use and are cached on disk by Numba.
 """
@@ -31,6 +32,7 @@ from ..core.beta import johnk_first, johnk_value
 from ..core.inversion import count64
 from ..core.bijections import philox4x32_rounds, threefry4x32_rounds
 from . import maps, tiles
+from .serial import borrowed
 
 core.register()
 
@@ -137,20 +139,22 @@ def _make_kernels(width, value_map, retry, nan_marks, lean_draw):
         lo, hi = _draws(words, slot, True)
         return retry(generator, r0, r1, r2, r3, w, lo, hi, params, table)
 
-    @njit(parallel=True, cache=True)
-    def fill(out, run, generator, k0, k1, k2, k3, lane, start, params, table,
-             r0, r1, r2, r3):
+    @njit(nogil=True, cache=True)
+    def fill(out, words, accepted, piece, pieces, run, generator, k0, k1, k2, k3, lane, start,
+             params, table, r0, r1, r2, r3):
+        out, words, accepted, table = (borrowed(out), borrowed(words), borrowed(accepted),
+                                       borrowed(table))
         n = out.size + (digest & 0)
         first_block = (start + U64(3)) >> U64(2)
         head = min(n, np.int64((first_block * U64(4) - start) // U64(width)))
         blocks = (n - head) // per_block
-        for i in range(head):
-            w = start + U64(width * i)
-            out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
+        if piece == 0:
+            for i in range(head):
+                w = start + U64(width * i)
+                out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table,
+                                 r0, r1, r2, r3)
         chunks = (blocks + _CHUNK_BLOCKS - 1) // _CHUNK_BLOCKS
-        for c in prange(chunks):
-            words = np.empty(4 * _TILE_BLOCKS, dtype=_WORD)
-            accepted = np.empty(_TILE_BLOCKS if flagged else 0, dtype=np.bool_)
+        for c in range(chunks * piece // pieces, chunks * (piece + 1) // pieces):
             c_end = min(blocks, (c + 1) * _CHUNK_BLOCKS)
             for t in range(c * _CHUNK_BLOCKS, c_end, _TILE_BLOCKS):
                 t_end = min(c_end, t + _TILE_BLOCKS)
@@ -181,9 +185,11 @@ def _make_kernels(width, value_map, retry, nan_marks, lean_draw):
                         w = start + U64(width * e)
                         out[e] = element(generator, k0, k1, k2, k3, lane, w, params, table,
                                          r0, r1, r2, r3)
-        for i in range(head + per_block * blocks, n):
-            w = start + U64(width * i)
-            out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table, r0, r1, r2, r3)
+        if piece == pieces - 1:
+            for i in range(head + per_block * blocks, n):
+                w = start + U64(width * i)
+                out[i] = element(generator, k0, k1, k2, k3, lane, w, params, table,
+                                 r0, r1, r2, r3)
 
     def addressed_kernel(own_params):
         """The addressed kernel ``(out, index, each, gather, generator, k0..k3, lane,
@@ -312,7 +318,7 @@ def _make_kernels(width, value_map, retry, nan_marks, lean_draw):
             out[i] = lean_element(words, run, generator, k0, k1, k2, k3, lane, w, params,
                                   table, r0, r1, r2, r3)
 
-    return Kernels(parallel.guarded(fill), parallel.guarded(addressed_kernel(False)),
+    return Kernels(fill, parallel.guarded(addressed_kernel(False)),
                    lean_fill, lean_addressed, parallel.guarded(addressed_kernel(True)),
                    lean_each_addressed)
 
@@ -320,7 +326,8 @@ def _make_kernels(width, value_map, retry, nan_marks, lean_draw):
 class Kernels(NamedTuple):
     """The compiled functions of one kind and generator (each compiles on first call).
 
-    ``fill`` and ``addressed`` vectorise and run on every thread;
+    ``fill`` and ``addressed`` vectorise and run on every thread (``fill`` one
+    piece of its cut a call);
     ``lean_fill`` and ``lean_addressed`` are serial loops that call their block
     function and map, which compile in a fraction of the time (the values are
     the same).  ``each_addressed`` and ``lean_each_addressed`` compute elements
@@ -397,6 +404,12 @@ def _args(record):
     return (record.generator, *key, U64(record.lane), U64(record.start), params, table, *retry)
 
 
+def _pieces(threads):
+    """The pieces of a serial kernel's cut: ``threads``, by default Numba's
+    thread count (``numba.set_num_threads``)."""
+    return numba.get_num_threads() if threads is None else max(1, int(threads))
+
+
 def _serial_below(n, threads, size):
     """One thread for work of fewer than ``n`` items: a parallel region costs
     more than it gains there (its barrier took about 8 ms on a busy 2-core
@@ -411,10 +424,15 @@ def fill(record, out, threads=None):
     if out.size < LEAN_BELOW:
         kernels.lean_fill(out, run, *_args(record))
         return
-    # Fewer than two chunks of blocks run as one prange iteration anyway.
-    threads = _serial_below(2 * _CHUNK_BLOCKS * 4 // record.width, threads, out.size)
-    with _threads(threads):
-        kernels.fill(out, run, *_args(record))
+    # Fewer than two chunks of blocks make one piece anyway.
+    pieces = _serial_below(2 * _CHUNK_BLOCKS * 4 // record.width, _pieces(threads), out.size)
+    args = _args(record)
+
+    def piece(p):
+        kernels.fill(out, np.empty(4 * _TILE_BLOCKS, _WORD), np.empty(_TILE_BLOCKS, np.bool_),
+                     p, pieces, run, *args)
+
+    parallel.in_pieces(piece, pieces)
 
 
 def addressed_each(record, index, each, out, threads=None):

@@ -19,7 +19,7 @@ import functools
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, prange, types
+from numba import njit, types
 from numba.extending import intrinsic
 
 from .. import core
@@ -31,6 +31,7 @@ from ..core.tandem_draws import (below32_of_draw, below64_of_draw, box_muller32,
                                  normal64_of_draw, uniform24, uniform53)
 from ..core.uniform import lemire32, lemire64
 from .maps import named
+from .serial import borrowed, in_ranges
 
 core.register()
 _inlined = functools.partial(core.jitable_cpu, inline=True)
@@ -43,6 +44,7 @@ _LANES = 8
 _GROUP_LANES = 4 * _LANES
 _FIVE = U64(5)
 _ONE = U64(1)
+_ZERO = U64(0)
 _THREE = U64(3)
 
 
@@ -377,16 +379,22 @@ def tile_blocks(k0, k1, k2, k3, log2_k, first, count, words, tile):
         b = row_end
 
 
-@njit(cache=True, parallel=True)
-def fill_words(k0, k1, k2, k3, log2_k, w0, out, pieces):
-    """Words ``w0 .. w0 + out.size - 1`` into ``out`` (uint32), in ``pieces`` ranges."""
-    n = out.size
-    for p in prange(pieces):
-        a = n * p // pieces
-        b = n * (p + 1) // pieces
-        if b > a:
-            cursor = open_cursor(k0, k1, k2, k3, log2_k, w0 + U64(a))
-            take(k0, k1, k2, k3, log2_k, cursor, out, a, b - a)
+@njit(cache=True, nogil=True)
+def fill_words(k0, k1, k2, k3, log2_k, w0, out, a, b):
+    """Words ``w0 + a .. w0 + b - 1`` into ``out[a:b]`` (uint32)."""
+    cursor = open_cursor(k0, k1, k2, k3, log2_k, w0 + U64(a))
+    take(k0, k1, k2, k3, log2_k, cursor, out, a, b - a)
+
+
+@_inlined
+def _words8(a):
+    """The first eight words of ``a`` (zeros past its end) as a tuple: values
+    that LLVM keeps in registers, where an array's words are read again at
+    every element in case a store to ``out`` changed them."""
+    n = a.size
+    return (a[0] if n > 0 else _ZERO, a[1] if n > 1 else _ZERO, a[2] if n > 2 else _ZERO,
+            a[3] if n > 3 else _ZERO, a[4] if n > 4 else _ZERO, a[5] if n > 5 else _ZERO,
+            a[6] if n > 6 else _ZERO, a[7] if n > 7 else _ZERO)
 
 
 @_inlined
@@ -492,32 +500,28 @@ def _draw_kernel(width, value_of, rows=None):
     per = width // 32
     four_groups = None if rows is None else _groups_of(rows)
 
-    @njit(cache=True, parallel=True)
-    def kernel(k0, k1, k2, k3, log2_k, w0, out, pieces, params, table, g0):
-        n = out.size
-        for p in prange(pieces):
-            a = n * p // pieces
-            b = n * (p + 1) // pieces
-            if b <= a:
-                continue
-            cursor = open_cursor(k0, k1, k2, k3, log2_k, w0 + U64(per * a))
-            tile = _tile_words(log2_k)
-            buf = np.empty(tile, np.uint32)
-            s = a
-            while s < b:
-                m = min(_tile_room(w0, per, s, tile), b - s)
-                w = w0 + U64(per * s)
-                if rows is not None and per * m == 128 << log2_k and w % U64(per * m) == 0:
-                    four_groups(k0, k1, k2, k3, log2_k, w >> (U64(5) + log2_k), out[s:s + m])
-                    skip(cursor, U64(4) << log2_k)
-                else:
-                    take(k0, k1, k2, k3, log2_k, cursor, buf, 0, per * m)
-                    draws = buf if per == 1 else buf.view(np.uint64)
-                    values = out[s:s + m]
-                    for i in range(m):
-                        values[i] = value_of(U64(draws[i]), params, table, g0 + U64(s + i),
-                                             log2_k)
-                s += m
+    @njit(cache=True, nogil=True)
+    def kernel(k0, k1, k2, k3, log2_k, w0, out, a, b, params, table, g0):
+        """Elements ``a .. b - 1`` into ``out[a:b]``."""
+        params, table = _words8(params), borrowed(table)
+        cursor = open_cursor(k0, k1, k2, k3, log2_k, w0 + U64(per * a))
+        tile = _tile_words(log2_k)
+        buf = np.empty(tile, np.uint32)
+        s = a
+        while s < b:
+            m = min(_tile_room(w0, per, s, tile), b - s)
+            w = w0 + U64(per * s)
+            if rows is not None and per * m == 128 << log2_k and w % U64(per * m) == 0:
+                four_groups(k0, k1, k2, k3, log2_k, w >> (U64(5) + log2_k), out[s:s + m])
+                skip(cursor, U64(4) << log2_k)
+            else:
+                take(k0, k1, k2, k3, log2_k, cursor, buf, 0, per * m)
+                draws = buf if per == 1 else buf.view(np.uint64)
+                values = out[s:s + m]
+                for i in range(m):
+                    values[i] = value_of(U64(draws[i]), params, table, g0 + U64(s + i),
+                                         log2_k)
+            s += m
 
     return kernel
 
@@ -541,34 +545,29 @@ below64_fill = _draw_kernel(64, below64_of_draw)
 choice_fill = _draw_kernel(64, choice_of_draw)
 
 
-@njit(cache=True, parallel=True)
-def normal32_fill(k0, k1, k2, k3, log2_k, w0, out, pieces):
-    """Box-Muller pairs: elements ``2j`` and ``2j + 1`` from words ``w0 + 2j`` and
-    ``w0 + 2j + 1``; an odd ``out.size`` keeps the cosine of the last pair."""
+@njit(cache=True, nogil=True)
+def normal32_fill(k0, k1, k2, k3, log2_k, w0, out, a, b):
+    """Box-Muller pairs ``a .. b - 1``: elements ``2j`` and ``2j + 1`` from words
+    ``w0 + 2j`` and ``w0 + 2j + 1``; an odd ``out.size`` keeps the cosine of
+    the last pair."""
     n = out.size
-    pairs = (n + 1) // 2
-    for p in prange(pieces):
-        a = pairs * p // pieces
-        b = pairs * (p + 1) // pieces
-        if b <= a:
-            continue
-        cursor = open_cursor(k0, k1, k2, k3, log2_k, w0 + U64(2 * a))
-        tile = _tile_words(log2_k)
-        buf = np.empty(tile, np.uint32)
-        s = a
-        while s < b:
-            m = min(_tile_room(w0, 2, s, tile), b - s)
-            take(k0, k1, k2, k3, log2_k, cursor, buf, 0, 2 * m)
-            whole = min(m, n // 2 - s)  # pairs that keep both halves
-            # a view with its own indices: indexing out at 2 (s + i) ran 3x slower
-            both = out[2 * s:2 * (s + whole)]
-            for i in range(whole):
-                z0, z1 = box_muller32(U64(buf[2 * i]), U64(buf[2 * i + 1]))
-                both[2 * i] = z0
-                both[2 * i + 1] = z1
-            if whole < m:  # an odd size: the last pair's cosine
-                out[n - 1] = box_muller32(U64(buf[2 * whole]), U64(buf[2 * whole + 1]))[0]
-            s += m
+    cursor = open_cursor(k0, k1, k2, k3, log2_k, w0 + U64(2 * a))
+    tile = _tile_words(log2_k)
+    buf = np.empty(tile, np.uint32)
+    s = a
+    while s < b:
+        m = min(_tile_room(w0, 2, s, tile), b - s)
+        take(k0, k1, k2, k3, log2_k, cursor, buf, 0, 2 * m)
+        whole = min(m, n // 2 - s)  # pairs that keep both halves
+        # a view with its own indices: indexing out at 2 (s + i) ran 3x slower
+        both = out[2 * s:2 * (s + whole)]
+        for i in range(whole):
+            z0, z1 = box_muller32(U64(buf[2 * i]), U64(buf[2 * i + 1]))
+            both[2 * i] = z0
+            both[2 * i + 1] = z1
+        if whole < m:  # an odd size: the last pair's cosine
+            out[n - 1] = box_muller32(U64(buf[2 * whole]), U64(buf[2 * whole + 1]))[0]
+        s += m
 
 
 @njit(cache=True)
@@ -625,11 +624,15 @@ def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
         pieces = numba.get_num_threads() if threads is None else max(1, int(threads))
     args = (*_key_words(key, log2_k), U64(w0))
     if law in ("words", "words64"):
-        fill_words(*args, out.view(np.uint32), pieces)
+        words = out.view(np.uint32)
+        in_ranges(words.size, pieces, lambda a, b: fill_words(*args, words, a, b))
     elif law == "normal32":
-        normal32_fill(*args, out, pieces)
+        in_ranges((n + 1) // 2, pieces, lambda a, b: normal32_fill(*args, out, a, b))
     else:
         per, kernel = _KERNELS[law]
-        kernel(*args, out, pieces, _NONE if params is None else params,
-               _NONE if table is None else table, U64(w0 // per))
+        params = _NONE if params is None else params
+        table = _NONE if table is None else table
+        g0 = U64(w0 // per)
+        in_ranges(n, pieces, lambda a, b: kernel(*args, out, a, b, params, table, g0))
     return out
+
