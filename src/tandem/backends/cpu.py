@@ -410,6 +410,27 @@ def _pieces(threads):
     return numba.get_num_threads() if threads is None else max(1, int(threads))
 
 
+# A serial kernel's scratch, made a piece: (elements, dtype).
+_WORDS = (4 * _TILE_BLOCKS, _WORD)  # a tile's words
+_FLAGS = (_TILE_BLOCKS, np.bool_)  # a tile's acceptances
+_HALF_TILE = (_TILE_BLOCKS // 2, np.float64)  # a tile's values of one part
+_TILE_VALUES = (_TILE_BLOCKS, np.float64)
+_TILE_BLOCK_INDICES = (_TILE_BLOCKS, np.uint64)
+
+
+def _in_pieces(kernel, out, threads, scratch, *args, below=_CHUNK_BLOCKS):
+    """``kernel(out, *arrays, p, pieces, *args)`` for each piece ``p`` of the
+    cut, on tandem's pool: the serial ``nogil`` kernels' launch, each piece
+    with ``arrays`` of its own, made as ``scratch`` says; one piece for
+    fewer than ``below`` elements."""
+    pieces = _serial_below(below, _pieces(threads), out.size)
+
+    def piece(p):
+        kernel(out, *(np.empty(n, dtype) for n, dtype in scratch), p, pieces, *args)
+
+    parallel.in_pieces(piece, pieces)
+
+
 def _serial_below(n, threads, size):
     """One thread for work of fewer than ``n`` items: a parallel region costs
     more than it gains there (its barrier took about 8 ms on a busy 2-core
@@ -425,14 +446,8 @@ def fill(record, out, threads=None):
         kernels.lean_fill(out, run, *_args(record))
         return
     # Fewer than two chunks of blocks make one piece anyway.
-    pieces = _serial_below(2 * _CHUNK_BLOCKS * 4 // record.width, _pieces(threads), out.size)
-    args = _args(record)
-
-    def piece(p):
-        kernels.fill(out, np.empty(4 * _TILE_BLOCKS, _WORD), np.empty(_TILE_BLOCKS, np.bool_),
-                     p, pieces, run, *args)
-
-    parallel.in_pieces(piece, pieces)
+    _in_pieces(kernels.fill, out, threads, (_WORDS, _FLAGS), run, *_args(record),
+               below=2 * _CHUNK_BLOCKS * 4 // record.width)
 
 
 def addressed_each(record, index, each, out, threads=None):
@@ -505,17 +520,16 @@ def _two_part_fill_kernel(first, second, name):
     digest = _SOURCES
     per_tile = _TILE_BLOCKS // 2
 
-    @njit(parallel=True, cache=True)
-    def fill(out, run, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
-             pb, tb, rb0, rb1, rb2, rb3, p, q, step):
+    @njit(nogil=True, cache=True)
+    def fill(out, words, a, b, accepted, piece, pieces, run, generator, k0, k1, k2, k3, lane,
+             start, pa, ta, ra0, ra1, ra2, ra3, pb, tb, rb0, rb1, rb2, rb3, p, q, step):
+        out, words, a, b = borrowed(out), borrowed(words), borrowed(a), borrowed(b)
+        accepted, ta, tb = borrowed(accepted), borrowed(ta), borrowed(tb)
         n = out.size + (digest & 0)
         first_block = start >> U64(2)
         per_chunk = _CHUNK_BLOCKS // 2
-        for c in prange((n + per_chunk - 1) // per_chunk):
-            words = np.empty(4 * _TILE_BLOCKS, dtype=_WORD)
-            a = np.empty(per_tile)
-            b = np.empty(per_tile)
-            accepted = np.empty(2 * per_tile, dtype=np.bool_)
+        chunks = (n + per_chunk - 1) // per_chunk
+        for c in range(chunks * piece // pieces, chunks * (piece + 1) // pieces):
             c_end = min(n, (c + 1) * per_chunk)
             for t in range(c * per_chunk, c_end, per_tile):
                 t_end = min(c_end, t + per_tile)
@@ -548,7 +562,7 @@ def _two_part_fill_kernel(first, second, name):
                     j = i * step
                     out[i] = value(a[i - t], b[i - t], p[j], q[j])
 
-    return parallel.guarded(fill)
+    return fill
 
 
 def two_part_fill(first, second, name, out, p, q, threads=None):
@@ -572,8 +586,8 @@ def two_part_fill(first, second, name, out, p, q, threads=None):
     step = 1 if p.size > 1 else 0
     a, b = _args(first), _args(second)
     kernel = _two_part_fill_kernel(first.kind, second.kind, name)
-    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
-        kernel(out, tiles.address(first.generator, "run"), *a, *b[7:], p, q, step)
+    _in_pieces(kernel, out, threads, (_WORDS, _HALF_TILE, _HALF_TILE, _FLAGS),
+               tiles.address(first.generator, "run"), *a, *b[7:], p, q, step)
 
 
 @functools.lru_cache(maxsize=None)
@@ -596,17 +610,17 @@ def _poisson_mixture_fill_kernel(mixing):
     digest = _SOURCES
     per_tile = _TILE_BLOCKS // 2
 
-    @njit(parallel=True, cache=True)
-    def fill(out, run, generator, k0, k1, k2, k3, lane, start, pa, ta, ra0, ra1, ra2, ra3,
-             rb0, rb1, rb2, rb3, mean_limit, ptrs_from):
+    @njit(nogil=True, cache=True)
+    def fill(out, words, means, counts, accepted, piece, pieces, run, generator, k0, k1, k2, k3,
+             lane, start, pa, ta, ra0, ra1, ra2, ra3, rb0, rb1, rb2, rb3, mean_limit, ptrs_from):
+        out, words, means, counts = borrowed(out), borrowed(words), borrowed(means), \
+            borrowed(counts)
+        accepted, ta = borrowed(accepted), borrowed(ta)
         n = out.size + (digest & 0)
         first_block = start >> U64(2)
         per_chunk = _CHUNK_BLOCKS // 2
-        for c in prange((n + per_chunk - 1) // per_chunk):
-            words = np.empty(4 * _TILE_BLOCKS, dtype=_WORD)
-            means = np.empty(per_tile)
-            counts = np.empty(per_tile)
-            accepted = np.empty(per_tile, dtype=np.bool_)
+        chunks = (n + per_chunk - 1) // per_chunk
+        for c in range(chunks * piece // pieces, chunks * (piece + 1) // pieces):
             c_end = min(n, (c + 1) * per_chunk)
             for t in range(c * per_chunk, c_end, per_tile):
                 t_end = min(c_end, t + per_tile)
@@ -656,7 +670,7 @@ def _poisson_mixture_fill_kernel(mixing):
                 for i in range(t, t_end):
                     out[i] = count64(counts[i - t])
 
-    return parallel.guarded(fill)
+    return fill
 
 
 def poisson_mixture_fill(mixing, poisson, out, mean_limit, ptrs_from, threads=None):
@@ -669,8 +683,8 @@ def poisson_mixture_fill(mixing, poisson, out, mean_limit, ptrs_from, threads=No
     either Poisson kind's, for its retry key)."""
     a, b = _args(mixing), _args(poisson)
     kernel = _poisson_mixture_fill_kernel(mixing.kind)
-    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
-        kernel(out, tiles.address(mixing.generator, "run"), *a, *b[9:], np.float64(mean_limit),
+    _in_pieces(kernel, out, threads, (_WORDS, _HALF_TILE, _HALF_TILE, _FLAGS),
+               tiles.address(mixing.generator, "run"), *a, *b[9:], np.float64(mean_limit),
                np.float64(ptrs_from))
 
 
@@ -683,16 +697,16 @@ def _johnk_fill_kernel():
     :func:`tandem.core.beta.johnk_value`."""
     digest = _SOURCES
 
-    @njit(parallel=True, cache=True)
-    def fill(out, gather, across, k0, k1, k2, k3, lane, start, a, b, r0, r1, r2, r3):
+    @njit(nogil=True, cache=True)
+    def fill(out, words, at, values, accepted, piece, pieces, gather, across, k0, k1, k2, k3,
+             lane, start, a, b, r0, r1, r2, r3):
+        out, words, at, values = borrowed(out), borrowed(words), borrowed(at), borrowed(values)
+        accepted = borrowed(accepted)
         n = out.size + (digest & 0)
         first_block = start >> U64(2)
         per_chunk = _CHUNK_BLOCKS // 2
-        for c in prange((n + per_chunk - 1) // per_chunk):
-            words = np.empty(4 * _TILE_BLOCKS, dtype=_WORD)
-            at = np.empty(_TILE_BLOCKS, dtype=np.uint64)
-            values = np.empty(_TILE_BLOCKS)
-            accepted = np.empty(_TILE_BLOCKS, dtype=np.bool_)
+        chunks = (n + per_chunk - 1) // per_chunk
+        for c in range(chunks * piece // pieces, chunks * (piece + 1) // pieces):
             c_end = min(n, (c + 1) * per_chunk)
             for t in range(c * per_chunk, c_end, _TILE_BLOCKS):
                 t_end = min(c_end, t + _TILE_BLOCKS)
@@ -741,7 +755,7 @@ def _johnk_fill_kernel():
                     count = kept
                     r += U64(1)
 
-    return parallel.guarded(fill)
+    return fill
 
 
 def johnk_fill(record, out, threads=None):
@@ -756,10 +770,10 @@ def johnk_fill(record, out, threads=None):
         return
     args = _args(record)
     a, b = (np.uint64(w).view(np.float64) for w in record.params[:2])
-    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
-        _johnk_fill_kernel()(out, tiles.address(record.generator, "gather"),
-                             tiles.address(record.generator, "across"), *args[1:7], a, b,
-                             *args[9:])
+    _in_pieces(_johnk_fill_kernel(), out, threads,
+               (_WORDS, _TILE_BLOCK_INDICES, _TILE_VALUES, _FLAGS),
+               tiles.address(record.generator, "gather"),
+               tiles.address(record.generator, "across"), *args[1:7], a, b, *args[9:])
 
 
 @functools.lru_cache(maxsize=None)
