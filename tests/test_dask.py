@@ -117,7 +117,8 @@ def test_choice_from_an_alias_table():
 
 
 def test_four_threads_equal_the_serial_result():
-    # each chunk runs tandem's parallel kernels, from four of Dask's threads at once
+    # each chunk runs tandem's kernels, from four of Dask's threads at once: fills
+    # on tandem's pool, a multivariate normal's rows in a parallel region
     x, _ = tdask.normal(ROOT, size=(400_000,), chunks=25_000)
     serial = x.compute(scheduler="synchronous")
     with dask.config.set(scheduler="threads", num_workers=4):
@@ -126,6 +127,10 @@ def test_four_threads_equal_the_serial_result():
     y, _ = tdask.gamma(ROOT, 0.5, 1.0, size=(200_000,), chunks=10_000)
     np.testing.assert_array_equal(y.compute(scheduler="threads", num_workers=4),
                                   y.compute(scheduler="synchronous"))
+    rows, _ = tdask.multivariate_normal(ROOT, [0.0, 1.0], [[1.0, 0.5], [0.5, 2.0]],
+                                        size=(40_000,), chunks=10_000)
+    np.testing.assert_array_equal(rows.compute(scheduler="threads", num_workers=4),
+                                  rows.compute(scheduler="synchronous"))
     import numba
 
     # tandem picks tbb where it loads (installed with it on x86-64), else workqueue
@@ -142,8 +147,12 @@ WORKQUEUE_THREADS = """
 import dask, numpy as np, tandem, tandem.dask
 x, _ = tandem.dask.normal(tandem.Philox(3), size=(200_000,), chunks=10_000)
 serial = x.compute(scheduler="synchronous")
+rows, _ = tandem.dask.multivariate_normal(tandem.Philox(3), [0.0, 1.0], [[1.0, 0.5], [0.5, 2.0]],
+                                         size=(40_000,), chunks=10_000)
+serial_rows = rows.compute(scheduler="synchronous")  # parallel regions
 for _ in range(3):
     assert (x.compute(scheduler="threads", num_workers=4) == serial).all()
+    assert (rows.compute(scheduler="threads", num_workers=4) == serial_rows).all()
 import numba
 print("ok", numba.threading_layer())
 """

@@ -1,5 +1,7 @@
 """Fork, spawn and threads: no hang, no abort, no changed value (tandem.parallel).
 
+Fills run on tandem's pool of threads; the raw bijections
+(``tandem.philox4x32``) are a ``parallel=True`` kernel under Numba's layer.
 Each case runs in a subprocess with a time bound, so that a hang or an abort
 fails the test instead of stalling the suite.
 """
@@ -20,8 +22,11 @@ POOL = textwrap.dedent(f"""
     import numpy as np
     import tandem
 
+    COUNTERS = np.arange(4 * {N}, dtype=np.uint32).reshape({N}, 4)
+
     def fill(seed):
-        return tandem.Philox(seed).normal({N})[0]
+        blocks = tandem.philox4x32(COUNTERS, [seed, 1])  # a parallel region
+        return np.concatenate([tandem.Philox(seed).normal({N})[0], blocks.ravel()])
 
     if __name__ == "__main__":
         expected = [fill(seed) for seed in range(4)]   # parallel regions in the parent
@@ -37,15 +42,19 @@ THREADS = textwrap.dedent(f"""
     import numpy as np
     import tandem
 
+    COUNTERS = np.arange(4 * {N}, dtype=np.uint32).reshape({N}, 4)
     expected = [tandem.Philox(seed).normal({N})[0] for seed in range(4)]
+    blocks = [tandem.philox4x32(COUNTERS, [seed, 1]) for seed in range(4)]
     wrong = []
 
     def work(seed):
         out = np.empty({N})
         for _ in range(8):
-            tandem.Philox(seed).normal(out=out)
+            tandem.Philox(seed).normal(out=out)  # pieces on tandem's pool
             if not np.array_equal(out, expected[seed]):
                 wrong.append(seed)
+            if not np.array_equal(tandem.philox4x32(COUNTERS, [seed, 1]), blocks[seed]):
+                wrong.append(seed)  # a parallel region
 
     threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
     for t in threads:
@@ -90,7 +99,8 @@ def test_four_threads_filling_at_once_neither_abort_nor_change_a_value(layer):
 
 
 def test_the_default_layer_is_never_gnu_openmp():
-    script = ("import numba, tandem; tandem.Philox(1).random(2**17); "
+    script = ("import numba, numpy, tandem; "
+              "tandem.philox4x32(numpy.zeros((2**17, 4), numpy.uint32), [1, 2]); "
               "print(numba.threading_layer())")
     used = _run(script)[0]
     try:
@@ -102,6 +112,7 @@ def test_the_default_layer_is_never_gnu_openmp():
 
 
 def test_a_layer_the_user_chose_is_kept():
-    script = ("import numba, tandem; tandem.Philox(1).random(2**17); "
+    script = ("import numba, numpy, tandem; "
+              "tandem.philox4x32(numpy.zeros((2**17, 4), numpy.uint32), [1, 2]); "
               "print(numba.threading_layer())")
     assert _run(script, layer="workqueue") == ["workqueue"]

@@ -14,8 +14,8 @@ The rule (measured in ``benchmarks/threading.py``, see ``docs/performance.md``):
   depend on the layer, the lock or the thread count.
 
 Serial ``nogil`` kernels over the pieces of a cut run on tandem's pool of
-threads instead (:func:`in_pieces`; the CPU batch of filters): no layer and
-no lock, and nothing to launch for a small call.
+threads instead (:func:`in_pieces`: the fills, the CPU batch of filters): no
+layer and no lock, and nothing to launch for a small call.
 
 Nothing here imports Numba until a kernel is called.
 """

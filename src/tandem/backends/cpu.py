@@ -5,14 +5,14 @@ Every fill has one shape: element ``i`` is a function of the draw at word
 elements before the first whole block), whole blocks in fixed-size chunks,
 and a tail.  The chunks are cut into even pieces, each a call of one serial
 ``nogil`` kernel on tandem's pool of threads (:mod:`.serial`), so the result
-never depends on the thread count.  Inside a chunk, a tile of blocks is written to a small
-buffer by the generator's tile function (:mod:`.tiles`, called through its
-address: one kernel a kind serves every generator), and mapped from it
-branch-free, so that LLVM vectorises the map; a tile that saw a rejected
-draw is mended afterwards element by element from its continuation stream
-(a block-an-element kind's misses by their retry alone).  Addressed fills
-of 64-bit draws and blocks run in the same tiles, each element from its own
-block, as ``@njit(parallel=True)`` loops (one ``prange`` iteration a chunk).
+never depends on the thread count.  Inside a chunk, a tile of blocks is
+written to a small buffer by the generator's tile function (:mod:`.tiles`,
+called through its address: one kernel a kind serves every generator), and
+mapped from it branch-free, so that LLVM vectorises the map; a tile that
+saw a rejected draw is mended afterwards element by element from its
+continuation stream (a block-an-element kind's misses by their retry
+alone).  Addressed fills of 64-bit draws and blocks run in the same tiles
+and pieces, each element from its own block.
 
 Kernels compile on first use and are cached on disk by Numba.
 """
@@ -192,9 +192,10 @@ def _make_kernels(width, value_map, retry, nan_marks, lean_draw):
                                  r0, r1, r2, r3)
 
     def addressed_kernel(own_params):
-        """The addressed kernel ``(out, index, each, gather, generator, k0..k3, lane,
-        start, params, table, r0..r3)``: element ``index[i]`` into ``out[i]``, with
-        the parameter words ``params``, or, with ``own_params``, ``each[:, i]``."""
+        """The addressed kernel ``(out, words, at, accepted, piece, pieces, index, each,
+        gather, generator, k0..k3, lane, start, params, table, r0..r3)``: element
+        ``index[i]`` into ``out[i]`` for the ``i`` of piece ``piece``, with the
+        parameter words ``params``, or, with ``own_params``, ``each[:, i]``."""
         if own_params:
             def params_of(params, each, i):
                 j = U64(i)  # unsigned: no negative-index fix-up (see fill)
@@ -204,12 +205,15 @@ def _make_kernels(width, value_map, retry, nan_marks, lean_draw):
                 return params
         core.jitable_cpu(params_of, inline=True)
 
-        @njit(parallel=True, cache=True)
-        def addressed(out, index, each, gather, generator, k0, k1, k2, k3, lane, start,
-                      params, table, r0, r1, r2, r3):
+        @njit(nogil=True, cache=True)
+        def addressed(out, words, at, accepted, piece, pieces, index, each, gather, generator,
+                      k0, k1, k2, k3, lane, start, params, table, r0, r1, r2, r3):
+            out, words, at, accepted = borrowed(out), borrowed(words), borrowed(at), \
+                borrowed(accepted)
+            index, each, table = borrowed(index), borrowed(each), borrowed(table)
             n = index.size + (digest & 0)
             if width == 1:
-                for i in prange(n):
+                for i in range(n * piece // pieces, n * (piece + 1) // pieces):
                     w = start + U64(width) * index[i]
                     out[i] = element(generator, k0, k1, k2, k3, lane, w,
                                      params_of(params, each, i), table, r0, r1, r2, r3)
@@ -217,10 +221,7 @@ def _make_kernels(width, value_map, retry, nan_marks, lean_draw):
             # Tiles as the fill's, each element from its own block: the bijection
             # and the map vectorise over any indices.
             chunks = (n + _CHUNK_BLOCKS - 1) // _CHUNK_BLOCKS
-            for c in prange(chunks):
-                words = np.empty(4 * _TILE_BLOCKS, dtype=_WORD)
-                at = np.empty(_TILE_BLOCKS, dtype=np.uint64)
-                accepted = np.empty(_TILE_BLOCKS if flagged else 0, dtype=np.bool_)
+            for c in range(chunks * piece // pieces, chunks * (piece + 1) // pieces):
                 c_end = min(n, (c + 1) * _CHUNK_BLOCKS)
                 for t in range(c * _CHUNK_BLOCKS, c_end, _TILE_BLOCKS):
                     t_end = min(c_end, t + _TILE_BLOCKS)
@@ -318,19 +319,17 @@ def _make_kernels(width, value_map, retry, nan_marks, lean_draw):
             out[i] = lean_element(words, run, generator, k0, k1, k2, k3, lane, w, params,
                                   table, r0, r1, r2, r3)
 
-    return Kernels(fill, parallel.guarded(addressed_kernel(False)),
-                   lean_fill, lean_addressed, parallel.guarded(addressed_kernel(True)),
-                   lean_each_addressed)
+    return Kernels(fill, addressed_kernel(False), lean_fill, lean_addressed,
+                   addressed_kernel(True), lean_each_addressed)
 
 
 class Kernels(NamedTuple):
     """The compiled functions of one kind and generator (each compiles on first call).
 
-    ``fill`` and ``addressed`` vectorise and run on every thread (``fill`` one
-    piece of its cut a call);
-    ``lean_fill`` and ``lean_addressed`` are serial loops that call their block
-    function and map, which compile in a fraction of the time (the values are
-    the same).  ``each_addressed`` and ``lean_each_addressed`` compute elements
+    ``fill`` and ``addressed`` vectorise, and do one piece of their cut a call
+    (:func:`_in_pieces` runs the pieces on every thread); ``lean_fill`` and
+    ``lean_addressed`` are serial loops that call their block function and
+    map, which compile in a fraction of the time (the values are the same).  ``each_addressed`` and ``lean_each_addressed`` compute elements
     with parameters of their own.
     """
 
@@ -460,9 +459,8 @@ def addressed_each(record, index, each, out, threads=None):
         kernels.lean_each_addressed(out, index, each, tiles.address(record.generator, "run"),
                                     *args[:7], *args[8:])
         return
-    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
-        kernels.each_addressed(out, index, each, tiles.address(record.generator, "gather"),
-                               *args)
+    _in_pieces(kernels.each_addressed, out, threads, (_WORDS, _TILE_BLOCK_INDICES, _FLAGS),
+               index, each, tiles.address(record.generator, "gather"), *args)
 
 
 def addressed(record, index, out, threads=None):
@@ -472,9 +470,8 @@ def addressed(record, index, out, threads=None):
         kernels.lean_addressed(out, index, tiles.address(record.generator, "run"),
                                *_args(record))
         return
-    with _threads(_serial_below(_CHUNK_BLOCKS, threads, out.size)):
-        kernels.addressed(out, index, _NO_EACH, tiles.address(record.generator, "gather"),
-                          *_args(record))
+    _in_pieces(kernels.addressed, out, threads, (_WORDS, _TILE_BLOCK_INDICES, _FLAGS),
+               index, _NO_EACH, tiles.address(record.generator, "gather"), *_args(record))
 
 
 @functools.lru_cache(maxsize=None)
