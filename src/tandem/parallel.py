@@ -144,9 +144,9 @@ def in_pieces(work, pieces: int) -> None:
 
     ``work`` calls a serial ``nogil`` kernel on piece ``p`` of a cut that
     never changes a value, so no parallel region, threading layer or lock is
-    involved.  Piece 0 runs on the calling thread.  The pool has ``numba.config.NUMBA_NUM_THREADS`` threads, and a
-    process made by ``fork`` makes its own.  ``work`` must not call
-    ``in_pieces`` itself.
+    involved.  Piece 0 runs on the calling thread.  The pool has
+    ``numba.config.NUMBA_NUM_THREADS`` threads, and a process made by ``fork``
+    makes its own.  ``work`` must not call ``in_pieces`` itself.
 
     Parameters
     ----------

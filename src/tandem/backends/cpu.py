@@ -32,7 +32,7 @@ from ..core.beta import johnk_first, johnk_value
 from ..core.inversion import count64
 from ..core.bijections import philox4x32_rounds, threefry4x32_rounds
 from . import maps, tiles
-from .serial import borrowed
+from .serial import borrowed, pieces_for
 
 core.register()
 
@@ -403,12 +403,6 @@ def _args(record):
     return (record.generator, *key, U64(record.lane), U64(record.start), params, table, *retry)
 
 
-def _pieces(threads):
-    """The pieces of a serial kernel's cut: ``threads``, by default Numba's
-    thread count (``numba.set_num_threads``)."""
-    return numba.get_num_threads() if threads is None else max(1, int(threads))
-
-
 # A serial kernel's scratch, made a piece: (elements, dtype).
 _WORDS = (4 * _TILE_BLOCKS, _WORD)  # a tile's words
 _FLAGS = (_TILE_BLOCKS, np.bool_)  # a tile's acceptances
@@ -421,7 +415,7 @@ def _in_pieces(kernel, out, threads, scratch, *args, below=_CHUNK_BLOCKS):
     cut, on tandem's pool: the serial ``nogil`` kernels' launch, each piece
     with ``arrays`` of its own, made as ``scratch`` says; one piece for
     fewer than ``below`` elements."""
-    pieces = _serial_below(below, _pieces(threads), out.size)
+    pieces = _serial_below(below, pieces_for(threads), out.size)
 
     def piece(p):
         kernel(out, *(np.empty(n, dtype) for n, dtype in scratch), p, pieces, *args)

@@ -38,6 +38,14 @@ def borrowed(typingctx, a):
     return a(a), codegen
 
 
+def pieces_for(threads) -> int:
+    """How many pieces a fill is cut into: ``threads``, by default Numba's
+    thread count (``numba.set_num_threads``)."""
+    import numba
+
+    return numba.get_num_threads() if threads is None else max(1, int(threads))
+
+
 def in_ranges(n: int, pieces: int, kernel) -> None:
     """``kernel(a, b)`` on the ranges of an even cut of ``range(n)`` into
     ``pieces``: on this thread for one piece, else on tandem's pool."""

@@ -31,7 +31,7 @@ from ..core.tandem_draws import (below32_of_draw, below64_of_draw, box_muller32,
                                  normal64_of_draw, uniform24, uniform53)
 from ..core.uniform import lemire32, lemire64
 from .maps import named
-from .serial import borrowed, in_ranges
+from .serial import borrowed, in_ranges, pieces_for
 
 core.register()
 _inlined = functools.partial(core.jitable_cpu, inline=True)
@@ -616,12 +616,7 @@ def fill(law, key, log2_k, w0, out, params=None, table=None, threads=None):
     n = out.size
     if n == 0:
         return out
-    if n < (1 << 16):
-        pieces = 1
-    else:
-        import numba
-
-        pieces = numba.get_num_threads() if threads is None else max(1, int(threads))
+    pieces = 1 if n < (1 << 16) else pieces_for(threads)
     args = (*_key_words(key, log2_k), U64(w0))
     if law in ("words", "words64"):
         words = out.view(np.uint32)
